@@ -1,0 +1,1 @@
+"""Fitting the referee to a real table: camera, deck, pads, audio; saved as profiles."""

@@ -1,0 +1,4 @@
+"""`python -m referee` is the `referee` command."""
+from .cli import main
+
+raise SystemExit(main())

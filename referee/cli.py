@@ -1,0 +1,49 @@
+"""The `referee` command: parses arguments and hands over to one module per subcommand.
+
+Commands that need real hardware live outside `referee/` and plug in through
+the `referee.commands` entry-point group, so the core never imports `hardware/`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib.metadata import entry_points
+from typing import Callable, Sequence
+
+
+def _plugin_commands() -> dict[str, Callable[[argparse._SubParsersAction], None]]:
+    found: dict[str, Callable[[argparse._SubParsersAction], None]] = {}
+    for ep in entry_points(group="referee.commands"):
+        try:
+            found[ep.name] = ep.load()
+        except Exception as exc:  # a broken plugin must not take the referee down
+            print(f"referee: command {ep.name!r} unavailable: {exc}", file=sys.stderr)
+    return found
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="referee", description="Tabletop Referee for slap card games.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    from . import replay_cmd, simulate_cmd
+    replay_cmd.add_parser(sub)
+    simulate_cmd.add_parser(sub)
+    try:
+        from .vision import cli as vision_cli
+        vision_cli.add_parser(sub)
+    except ImportError:
+        pass
+    for _name, add in sorted(_plugin_commands().items()):
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
