@@ -1,0 +1,87 @@
+"""The project's own vector drawings of suit symbols and index text.
+
+Shared by the card renderer (faces) and the classifier's training script
+(isolated glyphs), so both draw exactly the same shapes.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+FONTS: tuple[int, ...] = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+)
+
+
+def _pts(center: tuple[float, float], h: float, pts: list[tuple[float, float]]) -> np.ndarray:
+    cx, cy = center
+    return np.array([[(cx + x * h) * 16, (cy + y * h) * 16] for x, y in pts], np.int32)
+
+
+def _circle(img: np.ndarray, center: tuple[float, float], h: float, dx: float, dy: float,
+            r: float, color: tuple[int, ...]) -> None:
+    cx, cy = center
+    cv2.circle(img, (int((cx + dx * h) * 16), int((cy + dy * h) * 16)), int(r * h * 16),
+               color, -1, cv2.LINE_AA, 4)
+
+
+def _heart(img: np.ndarray, c: tuple[float, float], h: float, col: tuple[int, ...], flip: bool) -> None:
+    s = -1.0 if flip else 1.0
+    _circle(img, c, h, -0.24, -0.22 * s, 0.265, col)
+    _circle(img, c, h, 0.24, -0.22 * s, 0.265, col)
+    poly = [(-0.49, -0.14 * s), (0.49, -0.14 * s), (0.0, 0.5 * s)]
+    cv2.fillPoly(img, [_pts(c, h, poly)], col, cv2.LINE_AA, 4)
+
+
+def draw_suit(img: np.ndarray, suit: str, center: tuple[float, float], h: float,
+              color: tuple[int, ...], *, flip: bool = False) -> None:
+    """Fill a suit symbol of height `h` px centred at `center` (upside down if `flip`)."""
+    s = -1.0 if flip else 1.0
+    if suit == "D":
+        poly = [(0, -0.5), (0.37, 0), (0, 0.5), (-0.37, 0)]
+        cv2.fillPoly(img, [_pts(center, h, poly)], color, cv2.LINE_AA, 4)
+    elif suit == "H":
+        _heart(img, center, h, color, flip)
+    elif suit == "S":
+        cx, cy = center
+        _heart(img, (cx, cy - 0.1 * h * s), h * 0.82, color, not flip)
+        stem = [(0, 0.05 * s), (0.2, 0.5 * s), (-0.2, 0.5 * s)]
+        cv2.fillPoly(img, [_pts(center, h, stem)], color, cv2.LINE_AA, 4)
+    elif suit == "C":
+        _circle(img, center, h, 0, -0.25 * s, 0.215, color)
+        _circle(img, center, h, -0.245, 0.07 * s, 0.215, color)
+        _circle(img, center, h, 0.245, 0.07 * s, 0.215, color)
+        _circle(img, center, h, 0, 0.0, 0.12, color)
+        stem = [(0, -0.05 * s), (0.19, 0.5 * s), (-0.19, 0.5 * s)]
+        cv2.fillPoly(img, [_pts(center, h, stem)], color, cv2.LINE_AA, 4)
+    else:
+        raise ValueError(f"unknown suit {suit!r}")
+
+
+def text_mask(text: str, font: int, thickness: int, w: int, h: int) -> np.ndarray:
+    """`text` drawn in a Hershey font, stretched to exactly w x h px (uint8 0/255)."""
+    scale = 4.0
+    (tw, th), base = cv2.getTextSize(text, font, scale, thickness * 4)
+    canvas = np.zeros((th + base + 16, tw + 16), np.uint8)
+    cv2.putText(canvas, text, (8, th + 8), font, scale, 255, thickness * 4, cv2.LINE_AA)
+    ys, xs = np.nonzero(canvas > 64)
+    canvas = canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    return cv2.resize(canvas, (max(1, int(w)), max(1, int(h))), interpolation=cv2.INTER_AREA)
+
+
+def paste_mask(img: np.ndarray, mask: np.ndarray, x: int, y: int, color: tuple[int, ...],
+               *, flip: bool = False) -> None:
+    """Ink `img` with `color` where `mask` is set, top-left at (x, y); rotated 180 if `flip`."""
+    if flip:
+        mask = mask[::-1, ::-1]
+    h, w = mask.shape
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    a = mask[y0 - y:y1 - y, x0 - x:x1 - x].astype(np.float32)[..., None] / 255.0
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = (roi * (1 - a) + np.array(color, np.float32) * a).astype(np.uint8)
