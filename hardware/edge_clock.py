@@ -1,0 +1,75 @@
+"""Turn gpiozero pin-callback `ticks` into integer nanoseconds on CLOCK_MONOTONIC.
+
+Which factory stamps what (gpiozero 2.0):
+- lgpio (`LGPIOFactory`, default on Pi 4/5 under Bookworm): lgpio reads the
+  kernel's GPIO character-device events (the v1 uAPI, `gpioevent_data`) and
+  passes their `timestamp` (ns, taken in the IRQ handler) to gpiozero, which
+  divides it by 1e9. The kernel documents that clock as CLOCK_MONOTONIC since
+  Linux 5.7 and CLOCK_REALTIME before it; Bookworm kernels are 6.x. A stamp
+  larger than `REALTIME_FLOOR_S` (31 years of uptime) can only be REALTIME,
+  so it is converted with the current REALTIME-MONOTONIC offset and warned about.
+- mock (`MockFactory`): ticks are `time.monotonic()` seconds (or, with
+  `TimedMockPin`, whatever the test chose) - same conversion.
+- rpigpio, native, pigpio and anything unknown: the stamp is taken when the
+  Python callback runs (pigpio's are 32-bit microsecond ticks on another
+  epoch). Those are refused for judging unless explicitly allowed, and then
+  stamped with `time.monotonic_ns()` in the callback.
+
+Float seconds lose nothing that matters: a double holds monotonic seconds
+to ~0.2 ns after 11 days of uptime, so `round(ticks * 1e9)` is exact to the µs.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from enum import Enum
+from typing import Any
+
+from .pad_errors import PadClockWarning
+
+REALTIME_FLOOR_S = 1.0e9
+
+
+class TickKind(Enum):
+    """How a pin factory's callback `ticks` relate to the moment of the edge."""
+
+    KERNEL = "kernel"      # stamped by the kernel at the IRQ (lgpio)
+    MOCK = "mock"          # test factory: monotonic seconds chosen by the driver of the pin
+    CALLBACK = "callback"  # stamped when Python got round to it: not for disputes
+
+
+def classify_factory(factory: Any) -> TickKind:
+    """Tell, without importing optional libraries, what a factory's ticks mean."""
+    for cls in type(factory).__mro__:
+        module, name = cls.__module__, cls.__name__
+        if module == "gpiozero.pins.lgpio" and name == "LGPIOFactory":
+            return TickKind.KERNEL
+        if module == "gpiozero.pins.mock" and name == "MockFactory":
+            return TickKind.MOCK
+    return TickKind.CALLBACK
+
+
+class EdgeClock:
+    """Converts one factory's callback ticks to CLOCK_MONOTONIC integer ns."""
+
+    def __init__(self, kind: TickKind) -> None:
+        self.kind = kind
+        self._warned_realtime = False
+
+    def stamp(self, ticks: float | None) -> int:
+        """The edge's time in monotonic ns (callback time for untimed factories)."""
+        if self.kind is TickKind.CALLBACK or ticks is None:
+            return time.monotonic_ns()
+        seconds = float(ticks)
+        if seconds > REALTIME_FLOOR_S:
+            if not self._warned_realtime:
+                self._warned_realtime = True
+                warnings.warn(PadClockWarning(
+                    "GPIO edge stamps are on CLOCK_REALTIME (kernel older than 5.7?); "
+                    "converting to CLOCK_MONOTONIC with the current offset"), stacklevel=2)
+            offset = time.time_ns() - time.monotonic_ns()
+            return round(seconds * 1e9) - offset
+        return round(seconds * 1e9)
+
+    def __repr__(self) -> str:
+        return f"EdgeClock({self.kind.value})"
