@@ -73,3 +73,17 @@ class EdgeClock:
 
     def __repr__(self) -> str:
         return f"EdgeClock({self.kind.value})"
+
+
+def edge_clock_for(factory: Any, *, allow_untimed: bool) -> EdgeClock:
+    """The EdgeClock for a gpiozero factory; refuses callback-time stamping unless allowed (then warns)."""
+    from .pad_errors import UntimedPadsWarning, UntimedPinFactory
+
+    kind = classify_factory(factory)
+    if kind is TickKind.CALLBACK:
+        message = (f"{type(factory).__name__} stamps GPIO edges when Python runs the callback, "
+                   "not when they happened; use the lgpio factory (or GpiodPads) to judge slaps")
+        if not allow_untimed:
+            raise UntimedPinFactory(message)
+        warnings.warn(UntimedPadsWarning(message + " -- pads are NOT fit for disputes"), stacklevel=3)
+    return EdgeClock(kind)

@@ -9,13 +9,12 @@ the period; `PadLogic` keeps the first edge. See hardware/README.md for wiring.
 from __future__ import annotations
 
 import time
-import warnings
 from typing import Any, Mapping
 
 from gpiozero import Device
 
-from .edge_clock import EdgeClock, TickKind, classify_factory
-from .pad_errors import PadConfigError, UntimedPadsWarning, UntimedPinFactory
+from .edge_clock import TickKind, edge_clock_for
+from .pad_errors import PadConfigError
 from .pad_logic import Channel, PadLogic
 from .pad_source import Clock, PadSource
 from .pad_timing import PadTiming
@@ -64,15 +63,8 @@ class GpioPads(PadSource):
             Device.ensure_pin_factory()
             pin_factory = Device.pin_factory
         self.pin_factory = pin_factory
-        kind = classify_factory(pin_factory)
-        if kind is TickKind.CALLBACK:
-            message = (f"{type(pin_factory).__name__} stamps GPIO edges when Python runs the callback, "
-                       "not when they happened; use the lgpio factory (or GpiodPads) to judge slaps")
-            if not allow_untimed:
-                raise UntimedPinFactory(message)
-            warnings.warn(UntimedPadsWarning(message + " -- pads are NOT fit for disputes"), stacklevel=2)
-        self.edge_clock = EdgeClock(kind)
-        self.kernel_timestamps = kind is not TickKind.CALLBACK
+        self.edge_clock = edge_clock_for(pin_factory, allow_untimed=allow_untimed)
+        self.kernel_timestamps = self.edge_clock.kind is not TickKind.CALLBACK
         self.active_high = active_high
         wiring = _wiring(DEFAULT_PAD_PINS if pins is None else pins, press_pins or {})
         logic = PadLogic(wiring, source=self.source_name, debounce_ns=round(debounce_ms * 1e6),
