@@ -319,3 +319,33 @@ def random_scene(rng: random.Random, cards: list[Card], *, size: int = 720,
         img = finish(img, rng, light=rng.uniform(0.75, 1.15), glare=rng.choice((0, 0, 0.3, 0.6)),
                      blur=rng.choice((0, 0, 0.8, 1.3)), noise=rng.uniform(0, 6))
     return img, placed
+
+
+def index_layout(card: Card, st: CardStyle) -> list[tuple[tuple[float, float, float, float], tuple[float, float], float]]:
+    """Where `render_card` printed each corner index, in face pixels (CARD_W x CARD_H):
+    a list of (rank box x0, y0, x1, y1; suit centre; suit height). For a Joker the
+    "rank" is the J of JOKER and the "suit" the O below it."""
+    W, H = CARD_W, CARD_H
+    out = []
+    rh = st.rank_h * W
+    for right in ((False, True) if st.four_corners else (False,)):
+        for flip in (False, True):
+            cx = (1 - st.index_x if right else st.index_x) * W
+            if flip:
+                cx = W - cx
+            y = st.index_y * W
+            if card.is_joker:
+                lh = rh * 0.55
+                hw = st.rank_w * W * 0.4
+                box = (cx - hw, y, cx + hw, y + lh)
+                sy, sh = y + lh * 1.7, lh
+            else:
+                hw = st.rank_w * W * (0.8 if card.rank == "10" else 0.5)
+                box = (cx - hw, y, cx + hw, y + rh)
+                sh = st.suit_h * W
+                sy = y + rh + st.gap * W + sh / 2
+            if flip:
+                box = (box[0], H - box[3], box[2], H - box[1])
+                sy = H - sy
+            out.append((box, (cx, sy), sh))
+    return out

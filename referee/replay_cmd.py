@@ -1,0 +1,35 @@
+"""`referee replay FILE.json`: re-run a recorded or written game and print the rulings as JSON."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import scenario
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("replay", help="replay a scenario file and print the rulings as JSON",
+                       description="Replay a scenario (see SCENARIOS.md). Exit 2 with one line on a malformed file.")
+    p.add_argument("file", help="scenario JSON file")
+    p.add_argument("--check", action="store_true", help="also compare with the file's 'expect' (exit 1 on a difference)")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        loaded = scenario.load(args.file)
+        output = scenario.replay(loaded)
+    except scenario.ScenarioError as exc:
+        print(f"referee replay: {exc}", file=sys.stderr)
+        return 2
+    for warning in output.pop("warnings", []):
+        print(f"referee replay: warning: {warning}", file=sys.stderr)
+    print(json.dumps(output, indent=1 if args.pretty else None))
+    if args.check:
+        problems = scenario.check_expect(loaded.expect, output)
+        for problem in problems:
+            print(f"{args.file}: {problem}", file=sys.stderr)
+        return 1 if problems else 0
+    return 0

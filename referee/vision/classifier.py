@@ -1,0 +1,73 @@
+"""The index classifier: a small two-headed MLP (rank, suit) run with numpy.
+
+Weights live in `models/index_mlp.npz`, trained by `tools/train_index_classifier.py`
+on project-rendered cards only. Nothing is downloaded at run time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+RANK_CLASSES: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER", "-")
+SUIT_CLASSES: tuple[str, ...] = ("S", "H", "D", "C", "-")
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_mlp.npz"
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
+@dataclass
+class IndexMLP:
+    """x -> relu(x W1 + b1) -> relu(. W2 + b2) -> (rank softmax, suit softmax)."""
+
+    mean: np.ndarray
+    std: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    wr: np.ndarray
+    br: np.ndarray
+    ws: np.ndarray
+    bs: np.ndarray
+    temperature: float = 1.0
+
+    NAMES = ("mean", "std", "w1", "b1", "w2", "b2", "wr", "br", "ws", "bs")
+
+    def hidden(self, x: np.ndarray) -> np.ndarray:
+        h = np.maximum(((x - self.mean) / self.std) @ self.w1 + self.b1, 0)
+        return np.maximum(h @ self.w2 + self.b2, 0)
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rank and suit probabilities, one row per feature row."""
+        if len(x) == 0:
+            return np.zeros((0, len(RANK_CLASSES))), np.zeros((0, len(SUIT_CLASSES)))
+        h = self.hidden(x.astype(np.float32))
+        t = self.temperature
+        return _softmax((h @ self.wr + self.br) / t), _softmax((h @ self.ws + self.bs) / t)
+
+    def save(self, path: Path) -> None:
+        arrays = {n: getattr(self, n).astype(np.float16 if n.startswith("w") else np.float32) for n in self.NAMES}
+        np.savez_compressed(path, temperature=np.float32(self.temperature), **arrays)
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> "IndexMLP":
+        with np.load(path) as z:
+            arrays = {n: z[n].astype(np.float32) for n in cls.NAMES}
+            return cls(temperature=float(z["temperature"]), **arrays)
+
+
+_cached: IndexMLP | None = None
+
+
+def default_model() -> IndexMLP:
+    """The committed model, loaded once."""
+    global _cached
+    if _cached is None:
+        _cached = IndexMLP.load()
+    return _cached

@@ -1,0 +1,70 @@
+"""`referee recognize [--json] IMAGE...`: name the cards visible in still images.
+
+OpenCV is imported only when the command runs, so the rest of the referee
+(e.g. `referee replay`) works on a machine without it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register the `recognize` subcommand."""
+    p = subparsers.add_parser("recognize", help="name the cards visible in still images")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--json", action="store_true", help="one JSON line per image")
+    p.add_argument("--method", choices=("index", "baseline"), default="index",
+                   help="index: the trained corner-index reader; baseline: classic contour + templates")
+    p.add_argument("--min-confidence", type=float, default=None,
+                   help="report only cards at least this sure (default: the recognizer's own)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2  # noqa: F401  (deferred: the command needs OpenCV, the referee does not)
+
+    if args.method == "baseline":
+        from .baseline import recognize_baseline as recognize_fn
+        kwargs = {}
+    else:
+        from .recognize import MIN_CONFIDENCE, recognize as recognize_fn
+        kwargs = {"min_conf": args.min_confidence if args.min_confidence is not None else MIN_CONFIDENCE}
+    cv2.setNumThreads(1)
+    failures = 0
+    for path in args.images:
+        try:
+            image = cv2.imread(path, cv2.IMREAD_COLOR)
+            if image is None:
+                raise ValueError("not a readable image")
+            t0 = time.perf_counter()
+            found = recognize_fn(image, **kwargs)
+            ms = (time.perf_counter() - t0) * 1000
+        except Exception as exc:  # one bad file must not end the batch
+            failures += 1
+            if args.json:
+                print(json.dumps({"file": path, "error": str(exc)}), flush=True)
+            else:
+                print(f"{path}: error: {exc}", file=sys.stderr)
+            continue
+        if args.json:
+            print(json.dumps({"file": path, "ms": round(ms, 2), "cards": [d.as_json() for d in found]}))
+        else:
+            names = ", ".join(f"{d.card} ({d.confidence:.2f})" for d in found) or "no card"
+            print(f"{path}: {names}  [{ms:.1f} ms]")
+    return 1 if failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry (`python -m referee.vision.cli recognize ...`), same as `referee recognize`."""
+    parser = argparse.ArgumentParser(prog="referee-vision")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_parser(sub)
+    args = parser.parse_args(argv)
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

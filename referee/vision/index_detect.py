@@ -1,0 +1,234 @@
+"""Find corner-index candidates: a rank glyph with its suit symbol beside it.
+
+Ink (black or red print on light card stock) is separated from the card by
+comparing each pixel's green channel with the local paper brightness. Each
+pair of nearby ink blobs of the same colour becomes a candidate, read in the
+pair's own rotated frame (rank above, suit below), so any card rotation works.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+RANK_PATCH = 20
+SUIT_PATCH = 14
+CTX_PATCH = 10
+N_GEOM = 8
+N_FEATURES = RANK_PATCH * RANK_PATCH + SUIT_PATCH * SUIT_PATCH + CTX_PATCH * CTX_PATCH + N_GEOM
+
+
+@dataclass
+class Blob:
+    """One connected ink component."""
+
+    idx: int
+    x: int
+    y: int
+    w: int
+    h: int
+    area: int
+    cx: float
+    cy: float
+    red: float
+    pts: np.ndarray  # (N, 2) float32 pixel coordinates (x, y)
+
+    @property
+    def size(self) -> float:
+        return math.sqrt(self.area)
+
+
+@dataclass
+class Candidate:
+    """A possible index: rank blob(s) above a suit blob in a rotated frame."""
+
+    rank: tuple[Blob, ...]
+    suit: Blob
+    ux: float
+    uy: float
+    scale: float
+    cx: float
+    cy: float
+
+
+@dataclass
+class Frame:
+    """Per-image maps the candidate reader needs."""
+
+    labels: np.ndarray
+    norm: np.ndarray  # green channel over local paper brightness, 0..255
+    blobs: list[Blob]
+
+
+def ink_maps(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ink mask, normalised brightness, red-minus-green) for a BGR image."""
+    b, g, r = cv2.split(bgr)
+    small = cv2.resize(g, (max(1, g.shape[1] // 4), max(1, g.shape[0] // 4)), interpolation=cv2.INTER_AREA)
+    bg = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    bg = cv2.blur(bg, (5, 5))
+    bg = cv2.resize(bg, (g.shape[1], g.shape[0]), interpolation=cv2.INTER_LINEAR)
+    bg = np.maximum(bg, g)
+    norm = cv2.divide(g, bg, scale=255)
+    bluish = cv2.subtract(b, r) > 45
+    ink = (norm < 165) & (bg > 90) & ~bluish
+    redness = cv2.subtract(r, g)
+    return ink.astype(np.uint8), norm, redness
+
+
+def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
+    """Connected ink components of glyph size, printed in black or red on light paper."""
+    ink, norm, redness = ink_maps(bgr)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    sel = ink > 0
+    on = labels[sel]
+    B, G, R = cv2.split(bgr)
+    b, g, r = (c[sel].astype(np.float32) for c in (B, G, R))
+    cnt = np.maximum(np.bincount(on, minlength=n), 1)
+    mean_rg = np.bincount(on, r - g, n) / cnt
+    mean_bg = np.bincount(on, b - g, n) / cnt
+    mean_spread = np.bincount(on, np.maximum(np.maximum(b, g), r) - np.minimum(np.minimum(b, g), r), n) / cnt
+    v = cv2.max(cv2.max(B, G), R)
+    lo = cv2.min(cv2.min(B, G), R)
+    paper = ((v > 100) & (cv2.subtract(v, lo) < 0.35 * v)).astype(np.uint8)
+    integ = cv2.integral(paper)
+    H, W = ink.shape
+    x, y, w, h, area = (stats[:, k] for k in range(5))
+    ext = np.maximum(w, h)
+    is_red = (mean_rg > 45) & (np.abs(mean_bg) < 45)
+    ok = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= 0.8 * w * h) & (area >= 0.08 * w * h)
+    ok &= is_red | (mean_spread <= 60)  # black or red print, not coloured art
+    ok[0] = False
+    m = ext // 2 + 2
+    x0, y0 = np.maximum(0, x - m), np.maximum(0, y - m)
+    x1, y1 = np.minimum(W, x + w + m), np.minimum(H, y + h + m)
+    frac = (integ[y1, x1] - integ[y0, x1] - integ[y1, x0] + integ[y0, x0]) / ((x1 - x0) * (y1 - y0) - area + 1)
+    ok &= frac >= 0.55  # printed on a card, not on a busy table
+    blobs: list[Blob] = []
+    for i in np.nonzero(ok)[0]:
+        bx, by, bw, bh = int(x[i]), int(y[i]), int(w[i]), int(h[i])
+        ys, xs = np.nonzero(labels[by:by + bh, bx:bx + bw] == i)
+        step = max(1, len(xs) // 200)
+        pts = np.stack([xs[::step] + bx, ys[::step] + by], 1).astype(np.float32)
+        blobs.append(Blob(int(i), bx, by, bw, bh, int(area[i]), float(cents[i][0]), float(cents[i][1]),
+                          float(mean_rg[i]) if is_red[i] else 0.0, pts))
+    return Frame(labels, norm, blobs)
+
+
+def _extent(pts: np.ndarray, ox: float, oy: float, ux: float, uy: float) -> tuple[float, float, float, float]:
+    """Bounding box of points in the frame with x along v=(uy,-ux) and y along u."""
+    dx, dy = pts[:, 0] - ox, pts[:, 1] - oy
+    a = dx * uy - dy * ux
+    b = dx * ux + dy * uy
+    return float(a.min()), float(a.max()) + 1, float(b.min()), float(b.max()) + 1
+
+
+def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
+    """Every plausible (rank, suit) pairing; a "10" is its two digits merged."""
+    blobs = frame.blobs
+    if not blobs:
+        return []
+    c = np.array([[b.cx, b.cy] for b in blobs], np.float32)
+    s = np.array([b.size for b in blobs], np.float32)
+    red = np.array([b.red > 45 for b in blobs])
+    ext = np.array([max(b.w, b.h) for b in blobs], np.float32)
+    d = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(-1))
+    out: list[Candidate] = []
+    seen: set[tuple[tuple[int, ...], int]] = set()
+    for i, a in enumerate(blobs):
+        near = np.nonzero((d[i] > 0.45 * ext[i]) & (d[i] < 2.0 * ext[i]) & (red == red[i])
+                          & (s < 1.6 * s[i]) & (s > 0.3 * s[i]) & (ext < 1.5 * ext[i]))[0]
+        for j in near[np.argsort(d[i, near])][:max_partners]:
+            bsuit = blobs[j]
+            ux, uy = (c[j] - c[i]) / d[i, j]
+            group = [a]
+            # merge side-by-side digits ("10"): same colour, same line, similar size
+            for k in np.nonzero((d[i] < 1.3 * ext[i]) & (red == red[i]))[0]:
+                if k == i or k == j:
+                    continue
+                dx, dy = c[k] - c[i]
+                across = dx * uy - dy * ux
+                along = dx * ux + dy * uy
+                if abs(along) < 0.3 * ext[i] and 0.25 * ext[i] < abs(across) and 0.6 < ext[k] / ext[i] < 1.6:
+                    group.append(blobs[k])
+            key = (tuple(sorted(g.idx for g in group)), bsuit.idx)
+            if key in seen:
+                continue
+            seen.add(key)
+            pts = np.concatenate([g.pts for g in group]) if len(group) > 1 else a.pts
+            rx, ry = pts[:, 0].mean(), pts[:, 1].mean()
+            dd = math.hypot(bsuit.cx - rx, bsuit.cy - ry)
+            if dd < 1e-3:
+                continue
+            ux, uy = (bsuit.cx - rx) / dd, (bsuit.cy - ry) / dd
+            out.append(Candidate(tuple(group), bsuit, ux, uy, dd, float(rx), float(ry)))
+    return out
+
+
+def _patch(frame: Frame, blobs: tuple[Blob, ...], ux: float, uy: float, size: int) -> tuple[np.ndarray, float, float]:
+    """The blobs' ink drawn upright in a size x size patch (aspect kept); returns (patch, w, h)."""
+    pts = np.concatenate([b.pts for b in blobs]) if len(blobs) > 1 else blobs[0].pts
+    ox, oy = float(blobs[0].cx), float(blobs[0].cy)
+    a0, a1, b0, b1 = _extent(pts, ox, oy, ux, uy)
+    w, h = a1 - a0, b1 - b0
+    k = max(w, h) / (size - 2)
+    ca, cb = (a0 + a1) / 2, (b0 + b1) / 2
+    vx, vy = uy, -ux
+    # dst (px, py) -> src = o + (ca + (px - size/2) k) v + (cb + (py - size/2) k) u
+    m = np.array([[vx * k, ux * k, ox + (ca - size / 2 * k) * vx + (cb - size / 2 * k) * ux],
+                  [vy * k, uy * k, oy + (ca - size / 2 * k) * vy + (cb - size / 2 * k) * uy]], np.float32)
+    x0 = min(b.x for b in blobs)
+    y0 = min(b.y for b in blobs)
+    x1 = max(b.x + b.w for b in blobs)
+    y1 = max(b.y + b.h for b in blobs)
+    sub = frame.labels[y0:y1, x0:x1]
+    mask = np.zeros(sub.shape, np.uint8)
+    for b in blobs:
+        mask[sub == b.idx] = 255
+    m[0, 2] -= x0
+    m[1, 2] -= y0
+    p = cv2.warpAffine(mask, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                       borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return p, w, h
+
+
+def _context(frame: Frame, cand: Candidate) -> np.ndarray:
+    """Paper brightness around the index (edges, neighbours), coarse, in the index's frame."""
+    size, L = CTX_PATCH, cand.scale
+    k = 3.2 * L / size
+    ux, uy = cand.ux, cand.uy
+    vx, vy = uy, -ux
+    ox, oy = cand.cx + 0.4 * L * ux, cand.cy + 0.4 * L * uy
+    m = np.array([[vx * k, ux * k, ox - size / 2 * k * (vx + ux)],
+                  [vy * k, uy * k, oy - size / 2 * k * (vy + uy)]], np.float32)
+    return cv2.warpAffine(frame.norm, m, (size, size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
+    """One feature row per candidate: rank patch, suit patch, context patch, geometry."""
+    X = np.zeros((len(cands), N_FEATURES), np.float32)
+    for n, cd in enumerate(cands):
+        rp, rw, rh = _patch(frame, cd.rank, cd.ux, cd.uy, RANK_PATCH)
+        sp, sw, sh = _patch(frame, (cd.suit,), cd.ux, cd.uy, SUIT_PATCH)
+        ctx = _context(frame, cd)
+        L = cd.scale
+        red = np.mean([b.red for b in cd.rank])
+        geom = [rw / L, rh / L, sw / L, sh / L, len(cd.rank) - 1, min(red, 150) / 100.0,
+                cd.suit.area / max(1.0, sum(b.area for b in cd.rank)), min(cd.suit.red, 150) / 100.0]
+        X[n] = np.concatenate([rp.ravel() / 255.0, sp.ravel() / 255.0, ctx.ravel() / 255.0,
+                               np.array(geom, np.float32)])
+    return X
+
+
+WORK_SIDE = 384
+
+
+def prepare(bgr: np.ndarray, work_side: int = WORK_SIDE) -> tuple[np.ndarray, float]:
+    """Shrink so the longer side is at most `work_side` px (speed); returns (image, scale)."""
+    h, w = bgr.shape[:2]
+    s = min(1.0, work_side / max(h, w))
+    if s < 1.0:
+        bgr = cv2.resize(bgr, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    return bgr, s

@@ -1,0 +1,133 @@
+"""Frames in, card events out: watch the pile region and report what landed.
+
+A change in the pile region opens a "burst" stamped with the first changed
+frame's t_ns (the first frame that showed the new card). When the region has
+been still for `settle_frames`, the recognizer reads it: a card not already on
+the pile becomes `CardSeen` with the burst's stamp; a card-like change that
+cannot be named becomes `CardUnreadable`; an emptied pile becomes
+`PileCleared`. Hands (skin over the pile) never settle a burst, so they are
+never cards.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from ..cards import Card
+from ..events import CardSeen, CardUnreadable, Event, PileCleared
+from .recognize import MIN_CONFIDENCE, Detection, recognize
+
+
+@dataclass(frozen=True)
+class PileRegion:
+    """The pile's bounding box in frame pixels (from calibration)."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+
+    def crop(self, frame: np.ndarray) -> np.ndarray:
+        return frame[self.y:self.y + self.h, self.x:self.x + self.w]
+
+
+Recognizer = Callable[..., list[Detection]]
+
+
+class CardPipeline:
+    """Feed it (frame, t_ns) in capture order; it returns the events each frame completes."""
+
+    def __init__(self, region: PileRegion | Sequence[int] | None = None, *, settle_frames: int = 3,
+                 still_level: float = 2.5, change_level: float = 6.0, min_conf: float = MIN_CONFIDENCE,
+                 unreadable_area: float = 0.04, hand_area: float = 0.04,
+                 recognizer: Recognizer = recognize) -> None:
+        self.region = PileRegion(*region) if region is not None and not isinstance(region, PileRegion) else region
+        self.settle_frames = settle_frames
+        self.still_level = still_level
+        self.change_level = change_level
+        self.min_conf = min_conf
+        self.unreadable_area = unreadable_area
+        self.hand_area = hand_area
+        self.recognizer = recognizer
+        self.on_pile: Counter[Card] = Counter()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the pile (new game)."""
+        self.on_pile.clear()
+        self._ref: np.ndarray | None = None
+        self._prev: np.ndarray | None = None
+        self._burst_t: int | None = None
+        self._still = 0
+        self._last_t: int | None = None
+
+    @staticmethod
+    def _thumb(img: np.ndarray) -> np.ndarray:
+        g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        return cv2.resize(g, (96, max(1, round(96 * g.shape[0] / g.shape[1]))), interpolation=cv2.INTER_AREA)
+
+    def _skin_fraction(self, img: np.ndarray) -> float:
+        small = cv2.resize(img, (96, max(1, round(96 * img.shape[0] / img.shape[1]))), interpolation=cv2.INTER_AREA)
+        ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+        skin = cv2.inRange(ycc, (40, 135, 80), (245, 175, 128))
+        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        return float(np.count_nonzero(skin)) / skin.size
+
+    def feed(self, frame: np.ndarray, t_ns: int) -> list[Event]:
+        """Process one frame captured at `t_ns` (never re-stamped)."""
+        if self._last_t is not None and t_ns < self._last_t:
+            raise ValueError("frames must arrive in capture order")
+        self._last_t = t_ns
+        img = self.region.crop(frame) if self.region else frame
+        thumb = self._thumb(img)
+        if self._ref is None:  # the first frame is the pile as it is; read it silently
+            self._ref = self._prev = thumb
+            self.on_pile.update(d.card for d in self.recognizer(img, min_conf=self.min_conf))
+            return []
+        motion = float(cv2.absdiff(thumb, self._prev).mean())
+        self._prev = thumb
+        if self._burst_t is None:
+            if float(cv2.absdiff(thumb, self._ref).mean()) < self.change_level and motion < self.change_level:
+                return []
+            self._burst_t, self._still = t_ns, 0
+            return []
+        self._still = self._still + 1 if motion < self.still_level else 0
+        if self._still < self.settle_frames:
+            return []
+        if self._skin_fraction(img) > self.hand_area:
+            self._still = 0  # a hand is resting over the pile: wait for it to leave
+            return []
+        return self._settled(img, thumb)
+
+    def _settled(self, img: np.ndarray, thumb: np.ndarray) -> list[Event]:
+        t = self._burst_t
+        assert t is not None
+        changed = float(np.count_nonzero(cv2.absdiff(thumb, self._ref) > 30)) / thumb.size
+        self._burst_t = None
+        self._ref = thumb
+        found = self.recognizer(img, min_conf=self.min_conf)
+        events: list[Event] = []
+        if not found and self.on_pile and changed > 0.2 and self._looks_empty(img):
+            self.on_pile.clear()
+            return [PileCleared(t)]
+        seen = Counter(d.card for d in found)
+        new = [d for d in found if seen[d.card] > self.on_pile[d.card]]
+        for d in new:
+            events.append(CardSeen(d.card, t, d.confidence))
+            self.on_pile[d.card] += 1
+        if not new and changed > self.unreadable_area:
+            unsure = self.recognizer(img, min_conf=0.0, include_unsure=True) if self.recognizer is recognize else []
+            fresh = [d.confidence for d in unsure if self.on_pile[d.card] == 0]
+            events.append(CardUnreadable(t, max(fresh, default=0.0)))
+        return events
+
+    @staticmethod
+    def _looks_empty(img: np.ndarray) -> bool:
+        """No card stock left in view: little bright, unsaturated area."""
+        hsv = cv2.cvtColor(cv2.resize(img, (96, 96)), cv2.COLOR_BGR2HSV)
+        paper = (hsv[..., 2] > 150) & (hsv[..., 1] < 60)
+        return float(paper.mean()) < 0.03

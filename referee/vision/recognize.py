@@ -1,0 +1,69 @@
+"""Name every card whose corner index is visible in a still image.
+
+Candidates from `index_detect` are scored by the index classifier; each card
+identity is reported once (its best index), with a confidence that is the
+product of the rank and suit probabilities. Below `min_conf` it is not named.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cards import JOKER, Card
+from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexMLP, default_model
+from .index_detect import Candidate, features, find_blobs, pair_candidates, prepare
+
+MIN_CONFIDENCE = 0.8
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A named card: identity, confidence, where its index is (x, y) and its outline if known."""
+
+    card: Card
+    confidence: float
+    center: tuple[float, float]
+    quad: tuple[tuple[float, float], ...] | None = None
+
+    def as_json(self) -> dict:
+        return {"rank": self.card.rank, "suit": self.card.suit, "card": str(self.card),
+                "confidence": round(self.confidence, 3),
+                "center": [round(self.center[0], 1), round(self.center[1], 1)],
+                "quad": [list(map(lambda v: round(v, 1), p)) for p in self.quad] if self.quad else None}
+
+
+def score_candidates(image: np.ndarray, model: IndexMLP | None = None
+                     ) -> tuple[list[Candidate], np.ndarray, np.ndarray]:
+    """All candidates in `image` with their rank and suit probabilities."""
+    model = model or default_model()
+    frame = find_blobs(image)
+    cands = pair_candidates(frame)
+    pr, ps = model.predict(features(frame, cands))
+    return cands, pr, ps
+
+
+def _identity(pr: np.ndarray, ps: np.ndarray) -> tuple[Card | None, float]:
+    r = int(pr.argmax())
+    rank = RANK_CLASSES[r]
+    if rank == "-":
+        return None, 0.0
+    if rank == JOKER:
+        return Card(JOKER), float(pr[r])
+    s = int(ps[:4].argmax())
+    return Card(rank, SUIT_CLASSES[s]), float(pr[r] * ps[s])
+
+
+def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: IndexMLP | None = None,
+              include_unsure: bool = False) -> list[Detection]:
+    """Cards named in a BGR image, most confident first (one per identity)."""
+    small, scale = prepare(image)
+    cands, pr, ps = score_candidates(small, model)
+    best: dict[Card, Detection] = {}
+    for cd, r, s in zip(cands, pr, ps):
+        card, conf = _identity(r, s)
+        if card is None or (conf < min_conf and not include_unsure):
+            continue
+        if card not in best or conf > best[card].confidence:
+            best[card] = Detection(card, conf, (cd.cx / scale, cd.cy / scale))
+    return sorted(best.values(), key=lambda d: -d.confidence)
