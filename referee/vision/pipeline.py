@@ -42,7 +42,7 @@ class CardPipeline:
     """Feed it (frame, t_ns) in capture order; it returns the events each frame completes."""
 
     def __init__(self, region: PileRegion | Sequence[int] | None = None, *, settle_frames: int = 3,
-                 still_level: float = 2.5, change_level: float = 6.0, min_conf: float = MIN_CONFIDENCE,
+                 still_level: float = 2.5, change_level: float = 0.004, min_conf: float = MIN_CONFIDENCE,
                  unreadable_area: float = 0.04, hand_area: float = 0.04,
                  recognizer: Recognizer = recognize) -> None:
         self.region = PileRegion(*region) if region is not None and not isinstance(region, PileRegion) else region
@@ -91,7 +91,8 @@ class CardPipeline:
         motion = float(cv2.absdiff(thumb, self._prev).mean())
         self._prev = thumb
         if self._burst_t is None:
-            if float(cv2.absdiff(thumb, self._ref).mean()) < self.change_level and motion < self.change_level:
+            changed = float(np.count_nonzero(cv2.absdiff(thumb, self._ref) > 25)) / thumb.size
+            if changed < self.change_level and motion < self.still_level:
                 return []
             self._burst_t, self._still = t_ns, 0
             return []

@@ -104,17 +104,21 @@ class PileSimulator:
             (ex, ey), angle = self._rest(k, width)
             face = render.render_card(card, self.style, rng=r)
             d = r.uniform(0, 2 * math.pi) if not self.row else math.pi / 2
-            far = 0.6 * s
-            self.drops.append(Drop(card, n, self.t0_ns + n * self.period_ns))
+            far = 0.5 * s
             for i in range(self.slide_frames):
                 f = (self.slide_frames - i) / self.slide_frames
                 c = (ex + math.cos(d) * far * f, ey + math.sin(d) * far * f)
                 p = render.Placement(card, c, width, angle + 40 * f, self.style)
+                q = p.quad()
+                if len(self.drops) <= k and (q.max(0) > 2).all() and (q.min(0) < s - 2).all():
+                    self.drops.append(Drop(card, n, self.t0_ns + n * self.period_ns))
                 img = base.copy()
                 render.composite(img, p, face=face)
                 kx = max(1, int(far / self.slide_frames * 0.3))
                 img = cv2.blur(img, (kx, kx))
                 yield emit(img)
+            if len(self.drops) <= k:
+                self.drops.append(Drop(card, n, self.t0_ns + n * self.period_ns))
             render.composite(base, render.Placement(card, (ex, ey), width, angle, self.style), face=face)
             for _ in range(self.idle_frames + 3):
                 yield emit(base)

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Train the corner-index classifier on project-rendered scenes only.
+
+Renders random overlapping piles (random deck styles, tables, hands, light,
+glare, blur, noise), runs the real candidate finder on them, labels each
+candidate from the renderer's known index positions, and fits the small
+two-headed MLP in numpy. Writes referee/vision/models/index_mlp.npz.
+
+usage: nice python tools/train_index_classifier.py [--scenes 2500] [--epochs 25] [--seed 1]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from referee.cards import JOKER, Card, standard_deck  # noqa: E402
+from referee.vision import render  # noqa: E402
+from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, IndexMLP  # noqa: E402
+from referee.vision.index_detect import features, find_blobs, pair_candidates, prepare  # noqa: E402
+
+DECK = standard_deck() + [Card(JOKER)] * 4
+
+
+def make_scene(rng: random.Random) -> tuple[np.ndarray, list[render.Placement], np.ndarray]:
+    """A rendered scene, its placements (bottom first) and the top-card id map (-1 table/hand)."""
+    crop = rng.random() < 0.15
+    if crop:
+        h, w = 356, 232
+        img = render.random_table(rng, (h, w))
+        st = rng.choice([render.random_style(rng), render.STYLES["vienna"]])
+        ps = [render.Placement(rng.choice(DECK), (w / 2 + rng.uniform(-4, 4), h / 2 + rng.uniform(-4, 4)),
+                               w * rng.uniform(0.92, 1.02), rng.choice((0, 180)) + rng.uniform(-3, 3), st)]
+    else:
+        size = rng.choice((480, 600, 720))
+        h = w = size
+        img = render.random_table(rng, (h, w))
+        st = rng.choice([render.random_style(rng)] * 3 + list(render.STYLES.values()))
+        width = rng.uniform(0.2, 0.36) * size
+        cx, cy = rng.uniform(0.35, 0.65) * size, rng.uniform(0.35, 0.65) * size
+        ps = []
+        for card in rng.sample(DECK, rng.randint(1, 4)):
+            ps.append(render.Placement(card, (cx + rng.uniform(-0.6, 0.6) * width, cy + rng.uniform(-0.6, 0.6) * width),
+                                       width * rng.uniform(0.95, 1.05), rng.uniform(0, 360), st,
+                                       (rng.uniform(-0.07, 0.07), rng.uniform(-0.07, 0.07))))
+    ids = np.full((h, w), -1, np.int16)
+    mask = render.card_mask()
+    src = np.array([[0, 0], [render.CARD_W, 0], [render.CARD_W, render.CARD_H], [0, render.CARD_H]], np.float32)
+    for k, p in enumerate(ps):
+        render.composite(img, p, rng=rng)
+        Hm = cv2.getPerspectiveTransform(src, p.quad())
+        m = cv2.warpPerspective(mask, Hm, (w, h)) > 127
+        ids[m] = k
+    if not crop and rng.random() < 0.25:
+        seed = rng.randrange(1 << 30)
+        center = (rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h)
+        hsize = rng.uniform(0.15, 0.3) * w
+        render.draw_hand(img, random.Random(seed), center, hsize)
+        hm = np.zeros((h, w, 3), np.uint8)
+        render.draw_hand(hm, random.Random(seed), center, hsize)
+        ids[hm.max(2) > 0] = -1
+    img = render.finish(img, rng, light=rng.uniform(0.7, 1.15), glare=rng.choice((0, 0, 0.3, 0.7)),
+                        blur=rng.choice((0, 0, 0.7, 1.0, 1.5)), noise=rng.uniform(0, 7))
+    if rng.random() < 0.5:  # JPEG artefacts, as on real photos
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(50, 95)])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img, ps, ids
+
+
+def scaled(p: render.Placement, s: float) -> render.Placement:
+    """The same placement in an image scaled by s."""
+    return render.Placement(p.card, (p.center[0] * s, p.center[1] * s), p.width * s, p.angle, p.style, p.tilt)
+
+
+def label(cands, ps: list[render.Placement], ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank and suit class numbers per candidate from the renderer's ground truth."""
+    src = np.array([[0, 0], [render.CARD_W, 0], [render.CARD_W, render.CARD_H], [0, render.CARD_H]], np.float32)
+    inv = [cv2.getPerspectiveTransform(p.quad(), src) for p in ps]
+    layouts = [render.index_layout(p.card, p.style) for p in ps]
+    h, w = ids.shape
+    yr = np.full(len(cands), RANK_CLASSES.index("-"))
+    ys = np.full(len(cands), SUIT_CLASSES.index("-"))
+    for n, cd in enumerate(cands):
+        sx, sy = cd.suit.cx, cd.suit.cy
+        k = ids[min(h - 1, int(cd.cy)), min(w - 1, int(cd.cx))]
+        if k < 0 or ids[min(h - 1, int(sy)), min(w - 1, int(sx))] != k:
+            continue
+        pts = cv2.perspectiveTransform(np.array([[[cd.cx, cd.cy], [sx, sy]]], np.float32), inv[k])[0]
+        (rx, ry), (qx, qy) = pts
+        for (x0, y0, x1, y1), (scx, scy), sh in layouts[k]:
+            m = 0.25 * (y1 - y0)
+            if x0 - m <= rx <= x1 + m and y0 - m <= ry <= y1 + m and np.hypot(qx - scx, qy - scy) < 0.5 * sh:
+                card = ps[k].card
+                yr[n] = RANK_CLASSES.index(card.rank)
+                if not card.is_joker:
+                    ys[n] = SUIT_CLASSES.index(card.suit)
+                break
+    return yr, ys
+
+
+def build(n_scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = random.Random(seed)
+    Xs, Rs, Ss = [], [], []
+    t0 = time.time()
+    for i in range(n_scenes):
+        img, ps, ids = make_scene(rng)
+        img, scale = prepare(img)
+        if scale < 1:
+            ids = cv2.resize(ids, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_NEAREST)
+            ps = [scaled(p, scale) for p in ps]
+        frame = find_blobs(img)
+        cands = pair_candidates(frame)
+        if not cands:
+            continue
+        yr, ys = label(cands, ps, ids)
+        X = features(frame, cands)
+        junk = yr == RANK_CLASSES.index("-")
+        keep = ~junk | (np.random.default_rng(i).random(len(yr)) < min(1.0, 3.0 * max(1, (~junk).sum()) / max(1, junk.sum())))
+        Xs.append(X[keep]); Rs.append(yr[keep]); Ss.append(ys[keep])
+        if i % 250 == 0:
+            print(f"scene {i}/{n_scenes} {time.time() - t0:.0f}s", flush=True)
+    return np.concatenate(Xs), np.concatenate(Rs), np.concatenate(Ss)
+
+
+def train(X: np.ndarray, yr: np.ndarray, ys: np.ndarray, epochs: int, seed: int) -> IndexMLP:
+    """Adam on the summed cross-entropy of both heads (suit loss only where a suit exists)."""
+    g = np.random.default_rng(seed)
+    n, d = X.shape
+    mean, std = X.mean(0), X.std(0) + 0.05
+    Xn = ((X - mean) / std).astype(np.float32)
+    h1, h2 = 160, 96
+    P = {"w1": g.normal(0, np.sqrt(2 / d), (d, h1)), "b1": np.zeros(h1), "w2": g.normal(0, np.sqrt(2 / h1), (h1, h2)),
+         "b2": np.zeros(h2), "wr": g.normal(0, np.sqrt(1 / h2), (h2, len(RANK_CLASSES))), "br": np.zeros(len(RANK_CLASSES)),
+         "ws": g.normal(0, np.sqrt(1 / h2), (h2, len(SUIT_CLASSES))), "bs": np.zeros(len(SUIT_CLASSES))}
+    P = {k: v.astype(np.float32) for k, v in P.items()}
+    M = {k: np.zeros_like(v) for k, v in P.items()}
+    V = {k: np.zeros_like(v) for k, v in P.items()}
+    step, lr, bs = 0, 2e-3, 256
+    Yr = np.eye(len(RANK_CLASSES), dtype=np.float32)[yr]
+    Ys = np.eye(len(SUIT_CLASSES), dtype=np.float32)[ys]
+    for ep in range(epochs):
+        order = g.permutation(n)
+        tot = 0.0
+        for s in range(0, n, bs):
+            b = order[s:s + bs]
+            x = Xn[b]
+            if ep < epochs - 2:
+                x = x + g.normal(0, 0.1, x.shape).astype(np.float32)
+            a1 = np.maximum(x @ P["w1"] + P["b1"], 0)
+            a2 = np.maximum(a1 @ P["w2"] + P["b2"], 0)
+            zr = a2 @ P["wr"] + P["br"]
+            zs = a2 @ P["ws"] + P["bs"]
+            pr = np.exp(zr - zr.max(1, keepdims=True)); pr /= pr.sum(1, keepdims=True)
+            psu = np.exp(zs - zs.max(1, keepdims=True)); psu /= psu.sum(1, keepdims=True)
+            tot += -np.log(pr[np.arange(len(b)), yr[b]] + 1e-9).sum()
+            dzr = (pr - Yr[b]) / len(b)
+            dzs = (psu - Ys[b]) / len(b)
+            G = {"wr": a2.T @ dzr, "br": dzr.sum(0), "ws": a2.T @ dzs, "bs": dzs.sum(0)}
+            da2 = (dzr @ P["wr"].T + dzs @ P["ws"].T) * (a2 > 0)
+            G["w2"], G["b2"] = a1.T @ da2, da2.sum(0)
+            da1 = (da2 @ P["w2"].T) * (a1 > 0)
+            G["w1"], G["b1"] = x.T @ da1, da1.sum(0)
+            step += 1
+            rate = lr * (0.5 * (1 + np.cos(np.pi * ep / epochs)))
+            for k in P:
+                G[k] = G[k] + (1e-4 * P[k] if k.startswith("w") else 0)
+                M[k] = 0.9 * M[k] + 0.1 * G[k]
+                V[k] = 0.999 * V[k] + 0.001 * G[k] ** 2
+                P[k] -= rate * (M[k] / (1 - 0.9 ** step)) / (np.sqrt(V[k] / (1 - 0.999 ** step)) + 1e-8)
+        print(f"epoch {ep} rank-loss {tot / n:.4f}", flush=True)
+    return IndexMLP(mean=mean.astype(np.float32), std=std.astype(np.float32), **P)
+
+
+def calibrate(model: IndexMLP, X: np.ndarray, yr: np.ndarray) -> None:
+    """Pick the softmax temperature minimising held-out rank NLL."""
+    best = (1e9, 1.0)
+    for t in (0.7, 0.85, 1.0, 1.2, 1.5, 2.0, 2.5):
+        model.temperature = t
+        pr, _ = model.predict(X)
+        nll = -np.log(pr[np.arange(len(yr)), yr] + 1e-9).mean()
+        best = min(best, (nll, t))
+    model.temperature = best[1]
+    print(f"temperature {best[1]} nll {best[0]:.4f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", type=int, default=2500)
+    ap.add_argument("--epochs", type=int, default=25)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--cache", type=Path, default=None, help="npz to reuse rendered features from")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    if args.cache and args.cache.exists():
+        z = np.load(args.cache)
+        X, yr, ys = z["X"], z["yr"], z["ys"]
+    else:
+        X, yr, ys = build(args.scenes, args.seed)
+        if args.cache:
+            np.savez(args.cache, X=X, yr=yr, ys=ys)
+    print(f"{len(X)} samples, {(yr != RANK_CLASSES.index('-')).sum()} positives")
+    n_val = len(X) // 10
+    model = train(X[n_val:], yr[n_val:], ys[n_val:], args.epochs, args.seed)
+    calibrate(model, X[:n_val], yr[:n_val])
+    pr, ps = model.predict(X[:n_val])
+    print(f"held-out rank accuracy {(pr.argmax(1) == yr[:n_val]).mean():.4f}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    model.save(args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB)")
+
+
+if __name__ == "__main__":
+    main()
