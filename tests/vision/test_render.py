@@ -1,0 +1,47 @@
+"""The renderer draws what it is asked to, deterministically."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from referee.cards import Card, standard_deck
+from referee.vision import render
+
+
+def test_faces_differ_per_card_and_are_deterministic() -> None:
+    a = render.render_card(Card.parse("7H"))
+    b = render.render_card(Card.parse("7H"))
+    c = render.render_card(Card.parse("8H"))
+    assert a.shape == (render.CARD_H, render.CARD_W, 3)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_red_suits_are_red_and_black_suits_are_not() -> None:
+    for name, red in (("5H", True), ("5D", True), ("5S", False), ("5C", False)):
+        img = render.render_card(Card.parse(name)).astype(int)
+        ink = img.sum(2) < 500
+        redness = (img[..., 2] - img[..., 1])[ink].mean()
+        assert (redness > 80) == red, name
+
+
+def test_every_card_and_joker_renders_in_every_style() -> None:
+    for style in render.STYLES.values():
+        for card in standard_deck(jokers=1):
+            img = render.render_card(card, style)
+            assert img.std() > 10
+
+
+def test_index_layout_points_at_printed_ink() -> None:
+    for card in (Card.parse("QS"), Card.parse("10D"), Card("JOKER")):
+        img = render.render_card(card, render.STYLES["classic"])
+        for (x0, y0, x1, y1), _, _ in render.index_layout(card, render.STYLES["classic"]):
+            box = img[int(y0):int(y1), int(x0):int(x1)]
+            assert (box.sum(2) < 450).mean() > 0.1
+
+
+def test_scene_has_requested_size_and_placements() -> None:
+    img, placed = render.random_scene(random.Random(1), [Card.parse("AS"), Card.parse("KD")], size=320)
+    assert img.shape == (320, 320, 3)
+    assert [p.card for p in placed] == [Card.parse("AS"), Card.parse("KD")]
