@@ -98,7 +98,7 @@ COMMON: dict[str, Opt] = {
     "tie_us": Opt(0, tie_margin, "slaps closer than this are a dead heat (one value or one per seat)"),
     "time_limit_s": Opt(None, number_or_none(0), "a time limit, signalled by a `time` event"),
     "holdback_ms": Opt(None, number_or_none(0), "how long to wait for earlier events (null: unlimited)"),
-    "margin_wait_ms": Opt(50, int_range(0, 10_000), "how long a first slap waits for a runner-up to report the margin"),
+    "margin_wait_ms": Opt(0, int_range(0, 10_000), "how long a first slap waits for a runner-up before ruling (the margin is filled in later anyway)"),
 }
 
 

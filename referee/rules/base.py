@@ -50,7 +50,9 @@ class Window:
     required: frozenset[int] = frozenset()
     slaps: dict[int, int] = field(default_factory=dict)
     reason: str = ""
-    decided: bool = False         # the pile was awarded; kept open only to log latecomers
+    decided: bool = False         # the pile was awarded; kept open only to hear the runner-up
+    award: Ruling | None = None   # the wins_pile ruling, whose margin a runner-up fills in
+    replays: int = 0              # dead heats already replayed on this trigger
 
 
 Hand = deque  # of Card | None (None: a card whose face the referee has not seen)
@@ -99,6 +101,7 @@ class Game:
         self.loser: int | None = None
         self.scores: list[int] | None = None
         self.now = 0
+        self.cards_laid = 0
         self.rulings: list[Ruling] = []
         self.calls: list[tuple[int, str, str]] = []   # (t_ns, rank, word) spoken by the announcer
         self.deck_counts = count_ranks(self.deck(players, options))
@@ -229,6 +232,7 @@ class Game:
             return
         if isinstance(event, (CardSeen, Play)):
             self.on_card(event)
+            self.cards_laid += 1
         elif isinstance(event, Slap):
             self.on_slap(event.seat, event.t_ns)
         elif isinstance(event, Flinch):
@@ -245,7 +249,7 @@ class Game:
 
     def before_card(self, t_ns: int) -> None:
         """A card is landing: an open window closes first (RULES.md: the next card closes it)."""
-        if self.window is not None and self.closes_on_next_card:
+        if self.window is not None and (self.closes_on_next_card or self.window.decided):
             self.close_window(self.window, t_ns)
 
     def on_card(self, event: CardSeen | Play) -> None:
@@ -349,11 +353,12 @@ class Game:
         margin = (t_last - ordered[1][0]) if len(ordered) > 1 else None
         return tied, t_last, margin
 
-    def break_tie(self, tied: Sequence[int], start: int) -> int | None:
-        """`turn-order`: the tied seat reached first clockwise from `start`; `replay`: None."""
+    def break_tie(self, tied: Sequence[int], start: int, w: Window | None = None) -> int | None:
+        """`turn-order`: the tied seat reached first clockwise from `start`; `replay`: None
+        (once per trigger: a second dead heat on the same trigger goes by turn order)."""
         if len(tied) == 1:
             return tied[0]
-        if self.tie == "replay":
+        if self.tie == "replay" and (w is None or w.replays == 0):
             return None
         return next(s for s in self.clockwise_from(start) if s in tied)
 
@@ -363,6 +368,7 @@ class Game:
                   f"Dead heat between {', '.join(self.name(s) for s in tied)}: slap again!",
                   seats=sorted(tied))
         w.slaps.clear()
+        w.replays += 1
         w.opened_ns = t_ns
         if w.close_ns is not None:
             w.close_ns = t_ns + self.window_ns

@@ -105,7 +105,7 @@ class IrishSnap(Game):
 
     def decide(self, w: Window, t_ns: int) -> None:
         tied, t_last, margin = self.last_slappers(w)
-        loser = self.break_tie(tied, w.layer)
+        loser = self.break_tie(tied, w.layer, w)
         if loser is None:
             self.ask_again(w, tied, t_ns)
             return

@@ -81,7 +81,13 @@ class Slapjack(Game):
         self.false_slap(seat, t_ns)
 
     def late_slap(self, w: Window, seat: int, t_ns: int) -> None:
-        """A slap on a window already won (the pile is gone)."""
+        """A slap on a window already won: the pile is gone, but the first such
+        slap is the runner-up, and it sets the winning margin."""
+        award = w.award
+        if award is not None and award.seat != seat and award.get("margin_us") is None:
+            margin = t_ns - award.t_ns
+            award.fields["margin_us"] = margin // 1000
+            award.say += self.margin_say(margin)
         self.ignore(seat, t_ns, "empty_pile" if not self.pile else "duplicate")
 
     def false_slap(self, seat: int, t_ns: int) -> None:
@@ -117,7 +123,7 @@ class Slapjack(Game):
     # ---- deciding -------------------------------------------------------------
     def decide(self, w: Window, t_ns: int) -> None:
         tied, t1, margin = self.first_slappers(w)
-        winner = self.break_tie(tied, self.pile[-1].seat)
+        winner = self.break_tie(tied, self.pile[-1].seat, w)
         if winner is None:
             self.ask_again(w, tied, t_ns)
             return
@@ -128,17 +134,21 @@ class Slapjack(Game):
         self.announce_win(w, winner, t_ns, cards, margin, tie)
         self.settle_waiting(winner, t_ns)
         self.turn = self.first_layer_from(self.seat_after(winner))
-        self.end_window_after_award(w)
         self.after_pile_taken(t_ns)
 
     def announce_win(self, w: Window, winner: int, t_ns: int, cards: int, margin: int | None,
                      tie: bool, **extra: Any) -> None:
+        """Rule the win; keep the window (until it would have closed) to hear the runner-up."""
         rank_word = {"J": "Jack", "Q": "Queen", "K": "King"}.get(w.reason, "Slap")
         say = f"{rank_word}! {self.name(winner)} takes the pile{self.margin_say(margin)}"
         if tie:
             say += ", a dead heat within the margin, settled by turn order"
-        self.emit("wins_pile", winner, t_ns, say, cards=cards,
-                  margin_us=None if margin is None else margin // 1000, tie=tie, **extra)
+        w.award = self.emit("wins_pile", winner, t_ns, say, cards=cards,
+                            margin_us=None if margin is None else margin // 1000, tie=tie, **extra)
+        w.decided = True
+        if w.close_ns is None:
+            w.close_ns = self.now + self.window_ns
+        self.window = w
 
     def settle_waiting(self, winner: int, t_ns: int) -> None:
         """The Jack is won: the winner, if waiting, is back; other waiting players are out."""
@@ -148,9 +158,6 @@ class Slapjack(Game):
         for seat in range(self.n):
             if seat != winner and self.status[seat] == WAITING:
                 self.lose_chance(seat, t_ns)
-
-    def end_window_after_award(self, w: Window) -> None:
-        self.window = None
 
     def after_pile_taken(self, t_ns: int) -> None:
         holders = self.holders()
@@ -199,19 +206,9 @@ class SlapjackClassic(Slapjack):
             self.status[winner] = IN
             self.emit("back_in", winner, t_ns, f"{self.name(winner)} slaps back in")
 
-    def end_window_after_award(self, w: Window) -> None:
-        """Keep the window until it closes: a waiting player must still have slapped it by then."""
-        w.decided = True
-        if not any(self.status[s] == WAITING and s not in w.slaps for s in range(self.n)):
-            self.window = None
-
     def late_slap(self, w: Window, seat: int, t_ns: int) -> None:
         if self.status[seat] == WAITING and seat not in w.slaps:
             w.slaps[seat] = t_ns      # slapped in time: not shut out, but not the winner
-            self.ignore(seat, t_ns, "after_win")
-            if not any(self.status[s] == WAITING and s not in w.slaps for s in range(self.n)):
-                self.window = None
-            return
         super().late_slap(w, seat, t_ns)
 
     def close_window(self, w: Window, t_ns: int) -> None:

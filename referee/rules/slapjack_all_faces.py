@@ -64,7 +64,6 @@ class SlapjackAllFaces(Slapjack):
         cards = len(self.pile)
         self.pile.clear()
         self.slapped_top.clear()
-        self.window = None
         self.scoring[winner].extend(targets)
         self.rng.shuffle(rest)
         self.give_bottom(winner, rest)
