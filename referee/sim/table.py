@@ -66,8 +66,10 @@ class SimTable:
 
     def __init__(self, game: str, players: int, *, seed: int = 0, options: dict[str, Any] | None = None,
                  bots: list[BotProfile] | None = None, config: SimConfig | None = None,
-                 on_ruling: Callable[[Ruling], None] | None = None) -> None:
+                 on_ruling: Callable[[Ruling], None] | None = None,
+                 pace: Callable[[int], None] | None = None) -> None:
         self.config = config or SimConfig()
+        self.pace = pace            # called with the virtual time before each step (the demo sleeps there)
         self.rng = random.Random(seed)
         self.seed = seed
         self.session = Session.create(game, players, seed=seed, options=options, strict=False,
@@ -81,6 +83,7 @@ class SimTable:
         self._seen_window: Window | None = None
         self._play_pending = False
         self._plays_sent = 0
+        self.arrivals: list[tuple[int, Event]] = []     # (arrival time, event): what the referee was sent
         self._tick_at: int | None = None
         self.now = 0
         self.last_card_t = 0
@@ -115,12 +118,15 @@ class SimTable:
         while self._queue and not self.game.over:
             t, _seq, kind, payload = heapq.heappop(self._queue)
             self.now = max(self.now, t)
+            if self.pace is not None:
+                self.pace(self.now)
             if self.now >= limit_ns or self.game.cards_laid >= self.config.max_cards:
                 self.session.submit(TimeUp(self.now), now_ns=self.now)
                 self.session.finish()
                 ended_by = "time_limit"
                 break
             if kind == "arrive":
+                self.arrivals.append((self.now, payload))
                 self.session.submit(payload, now_ns=self.now)
             elif kind == "tick":
                 self._tick_at = None
