@@ -17,8 +17,21 @@ def _plugin_commands() -> dict[str, Callable[[argparse._SubParsersAction], None]
         try:
             found[ep.name] = ep.load()
         except Exception as exc:  # a broken plugin must not take the referee down
-            print(f"referee: command {ep.name!r} unavailable: {exc}", file=sys.stderr)
+            found[ep.name] = _unavailable(ep.name, f"{type(exc).__name__}: {exc}")
     return found
+
+
+def _unavailable(name: str, reason: str) -> Callable[[argparse._SubParsersAction], None]:
+    """A placeholder that explains, in one line, why a plugged-in command cannot run."""
+    def add(sub: argparse._SubParsersAction) -> None:
+        p = sub.add_parser(name, help=f"(unavailable: {reason})")
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+
+        def run(_args: argparse.Namespace) -> int:
+            print(f"referee {name}: unavailable here: {reason}", file=sys.stderr)
+            return 2
+        p.set_defaults(run=run)
+    return add
 
 
 def build_parser() -> argparse.ArgumentParser:

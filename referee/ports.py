@@ -1,0 +1,98 @@
+"""The ports the table runtime talks through. Adapters (real or simulated)
+implement them; the runtime never knows which one it has.
+
+Each is a small Protocol, so a hand-written fake in a test is as good as the
+real adapter, and `referee/` never imports `hardware/`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Protocol, runtime_checkable
+
+from .events import Event
+from .rulings import Ruling
+
+
+class Clock(Protocol):
+    """CLOCK_MONOTONIC in integer nanoseconds (camera frames and pad edges share it)."""
+
+    def now_ns(self) -> int: ...
+
+
+@runtime_checkable
+class EventSource(Protocol):
+    """Something that reports timestamped events: pads, the camera pipeline, a keyboard."""
+
+    name: str
+
+    def poll(self, timeout_s: float) -> list[Event]:
+        """Events that arrived since the last call; waits at most `timeout_s` for one."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# The patterns a seat's light (and the status light) can show.
+PATTERNS = ("off", "turn", "won", "false_slap", "pick_up", "waiting", "out", "winner", "check_table", "ready")
+
+
+class Lights(Protocol):
+    def show(self, seat: int | None, pattern: str) -> None:
+        """Show `pattern` on `seat`'s light (None: the status light)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """Something to say. `kind` "count" may be cut by a newer ruling; rulings are never cut."""
+
+    text: str
+    kind: str = "ruling"          # "ruling", "count", "chime", "alert"
+    t_ns: int = 0
+
+
+class Announcer(Protocol):
+    def say(self, utterance: Utterance) -> None:
+        """Queue speech; never blocks the caller, never overlaps, may drop a stale count."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class RulingLog(Protocol):
+    """Where events and rulings are kept (the journal)."""
+
+    def record_event(self, event: Event, source: str, arrival_ns: int) -> int: ...
+
+    def record_ruling(self, ruling: Ruling, event_ids: Iterable[int] = ()) -> int: ...
+
+    def record_evidence(self, ruling_id: int, kind: str, t_ns: int, jpeg: bytes) -> None: ...
+
+
+class NullLights:
+    """Lights that do nothing (no LEDs wired)."""
+
+    def show(self, seat: int | None, pattern: str) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+class MemoryAnnouncer:
+    """Keeps what would be said, in order (tests, headless runs)."""
+
+    def __init__(self) -> None:
+        self.said: list[Utterance] = []
+
+    def say(self, utterance: Utterance) -> None:
+        self.said.append(utterance)
+
+    def close(self) -> None:
+        return None
+
+
+def describe(obj: Any) -> str:
+    return type(obj).__name__
