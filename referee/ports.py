@@ -19,14 +19,25 @@ class Clock(Protocol):
     def now_ns(self) -> int: ...
 
 
+@dataclass(frozen=True)
+class Notice:
+    """Something the table must hear about that is not a game event
+    (a stuck pad, the camera lost or back, a card that cannot be read)."""
+
+    kind: str                      # pad_stuck, pad_ok, camera_lost, camera_back, unreadable, check_table
+    message: str
+    seat: int | None = None
+    t_ns: int = 0
+
+
 @runtime_checkable
 class EventSource(Protocol):
     """Something that reports timestamped events: pads, the camera pipeline, a keyboard."""
 
     name: str
 
-    def poll(self, timeout_s: float) -> list[Event]:
-        """Events that arrived since the last call; waits at most `timeout_s` for one."""
+    def poll(self, timeout_s: float) -> list[Event | Notice]:
+        """Events (and notices) that arrived since the last call; waits at most `timeout_s` for one."""
         ...
 
     def close(self) -> None: ...

@@ -31,6 +31,9 @@ class Ruling:
     t_ns: int
     say: str = ""
     fields: dict[str, Any] = field(default_factory=dict)
+    # what the ruling rests on, for disputes (not part of the replay output):
+    # {"card_t_ns": trigger card time, "slaps": {seat: first-contact t_ns}, "close_ns": window close}
+    evidence: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

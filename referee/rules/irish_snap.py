@@ -112,8 +112,10 @@ class IrishSnap(Game):
         self.window = None
         at = t_last if t_last >= 0 else t_ns
         winner = self.slap_out_winner(w, loser)
-        self.pick_up(loser, at, "last", margin_us=None if margin is None else margin // 1000,
-                     tie=len(tied) > 1)
+        evidence = {"card_t_ns": w.opened_ns, "slaps": dict(w.slaps), "close_ns": w.close_ns,
+                    "required": sorted(w.required)}
+        self.pick_up(loser, at, "last", evidence=evidence,
+                     margin_us=None if margin is None else margin // 1000, tie=len(tied) > 1)
         if winner is not None and not self.over:
             self.finish(at, winner=winner, say=f"{self.name(winner)} slapped out and wins!")
 
@@ -129,7 +131,8 @@ class IrishSnap(Game):
         cardless = sorted((t, s) for s, t in w.slaps.items() if s != loser and not self.hands[s])
         return cardless[0][1] if cardless else None
 
-    def pick_up(self, seat: int, t_ns: int, reason: str, **fields: Any) -> None:
+    def pick_up(self, seat: int, t_ns: int, reason: str, evidence: dict[str, Any] | None = None,
+                **fields: Any) -> None:
         cards = self.take_pile(seat)
         self.window = None
         say = {"last": f"{self.name(seat)} was last and picks up {cards}",
@@ -140,7 +143,8 @@ class IrishSnap(Game):
             say += self.margin_say(fields.get("margin_us", 0) * 1000 if fields.get("margin_us") is not None else None)
             if fields.get("tie"):
                 say += ", a dead heat settled by turn order"
-        self.emit("picks_up", seat, t_ns, say, cards=cards, reason=reason, **fields)
+        ruling = self.emit("picks_up", seat, t_ns, say, cards=cards, reason=reason, **fields)
+        ruling.evidence = evidence or {}
         if self.status[seat] == FINISHED and self.hands[seat]:
             self.status[seat] = IN
         self.restart(seat, t_ns)

@@ -145,6 +145,7 @@ class Slapjack(Game):
             say += ", a dead heat within the margin, settled by turn order"
         w.award = self.emit("wins_pile", winner, t_ns, say, cards=cards,
                             margin_us=None if margin is None else margin // 1000, tie=tie, **extra)
+        w.award.evidence = {"card_t_ns": w.opened_ns, "slaps": w.slaps, "close_ns": w.close_ns}
         w.decided = True
         if w.close_ns is None:
             w.close_ns = self.now + self.window_ns

@@ -39,8 +39,8 @@ class SimConfig:
     camera_latency_ms: tuple[float, float] = (35.0, 90.0)   # card landed -> camera event arrives
     pad_latency_ms: float = 0.2                              # pad edge -> event arrives
     holdback_ms: float = 120.0                               # the arbiter waits this long for earlier events
-    time_limit_s: float = 3600.0                             # virtual time; then a `time` event ends the game
-    max_cards: int = 20_000                                  # safety net: cards laid before the time limit is forced
+    time_limit_s: float = 6 * 3600.0                         # virtual time; then a `time` event ends the game
+    max_cards: int = 60_000                                  # safety net: cards laid before the time limit is forced
 
 
 @dataclass
