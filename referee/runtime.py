@@ -1,0 +1,229 @@
+"""The referee at the table: sources in, one consumer judging, rulings out.
+
+One thread per event source (pads, camera pipeline, keyboard) puts events
+with their arrival time on one queue; a single consumer thread feeds the
+Session and publishes rulings to the journal, the announcer and the lights.
+The consumer sleeps until the next event or the next moment a ruling can
+become certain (a deadline plus the hold-back): no busy loops.
+
+Faults never crash the table: a stuck pad, a lost camera, an unreadable card
+or an impossible event is announced ("check the table") and, where a wrong
+ruling could follow, judging pauses until the problem is gone or an operator
+resolves it.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from .events import CardSeen, CardUnreadable, Event
+from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, Utterance
+from .rulings import Ruling
+from .session import Session
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], int]
+RulingObserver = Callable[[Ruling], None]
+
+PAUSE_KINDS = {"camera_lost": "camera", "unreadable": "unreadable"}
+RESUME_KINDS = {"camera_back": "camera"}
+
+
+@dataclass
+class RuntimeStats:
+    """Latency of rulings after the moment they became certain, for the bench."""
+
+    events: int = 0
+    rulings: int = 0
+    ruling_delays_ns: list[int] = field(default_factory=list)
+
+
+class TableRuntime:
+    """Wires sources, the Session and the outputs. `start()`, then `wait_over()` or `stop()`."""
+
+    def __init__(self, session: Session, *, sources: Sequence[EventSource] = (),
+                 clock: Clock = time.monotonic_ns, announcer: Announcer | None = None,
+                 observers: Sequence[RulingObserver] = (), journal: Any = None, game_no: int | None = None,
+                 speak_counts: bool = True, idle_wake_s: float = 0.5) -> None:
+        self.session = session
+        self.game = session.game
+        self.sources = list(sources)
+        self.clock = clock
+        self.announcer = announcer or MemoryAnnouncer()
+        self.observers = list(observers)
+        self.journal = journal
+        self.game_no = game_no
+        self.speak_counts = speak_counts and not self.game.opts.get("silent", False)
+        self.idle_wake_s = idle_wake_s
+        self.inbox: queue.Queue[tuple[int, str, Event | Notice | None]] = queue.Queue()
+        self.paused: set[str] = set()
+        self.stats = RuntimeStats()
+        self.over = threading.Event()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._published = 0
+        self._calls_spoken = 0
+        self._ruling_ids: dict[int, int] = {}      # id(Ruling) -> journal row, for later amendments
+        self._margins: dict[int, Any] = {}
+        self._lock = threading.Lock()
+        self._ended = False
+
+    # ---- life cycle ---------------------------------------------------------
+    def start(self) -> "TableRuntime":
+        for source in self.sources:
+            t = threading.Thread(target=self._pump, args=(source,), name=f"source-{source.name}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        consumer = threading.Thread(target=self._consume, name="referee", daemon=True)
+        consumer.start()
+        self._threads.append(consumer)
+        return self
+
+    def stop(self, timeout_s: float = 2.0) -> None:
+        self._stop.set()
+        self.inbox.put((self.clock(), "stop", None))
+        for t in self._threads:
+            t.join(timeout_s)
+        for source in self.sources:
+            try:
+                source.close()
+            except Exception:  # closing must never hide the result
+                log.exception("closing %s", source.name)
+
+    def wait_over(self, timeout_s: float | None = None) -> bool:
+        return self.over.wait(timeout_s)
+
+    def __enter__(self) -> "TableRuntime":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- input ----------------------------------------------------------------
+    def submit(self, item: Event | Notice, source: str = "api") -> None:
+        """Hand in an event or notice from any thread (sources, the dashboard, tests)."""
+        self.inbox.put((self.clock(), source, item))
+
+    def _pump(self, source: EventSource) -> None:
+        while not self._stop.is_set():
+            try:
+                items = source.poll(0.2)
+            except Exception as exc:    # a failing source is a notice, never a crash
+                self.inbox.put((self.clock(), source.name, Notice("check_table", f"{source.name} failed: {exc}")))
+                return
+            for item in items:
+                self.inbox.put((self.clock(), source.name, item))
+
+    # ---- the consumer -------------------------------------------------------
+    def _consume(self) -> None:
+        while not self._stop.is_set():
+            try:
+                arrival, source, item = self.inbox.get(timeout=self._sleep_s())
+            except queue.Empty:
+                item = None
+                source, arrival = "", self.clock()
+            if source == "stop":
+                break
+            with self._lock:
+                try:
+                    if item is not None:
+                        self._take(item, source, arrival)
+                    if not self.paused:
+                        self.session.advance(self.clock())
+                    self._publish()
+                except Exception as exc:     # last line of defence: say so, keep the table alive
+                    log.exception("referee step failed")
+                    self._notice(Notice("check_table", f"internal error: {exc}"))
+            if self.game.over and self.session.arbiter.peek_time() is None:
+                self.over.set()
+
+    def _sleep_s(self) -> float:
+        """Until the next moment something can become certain (deadline or held event + hold-back)."""
+        if self.paused:
+            return self.idle_wake_s
+        times = [t for t in (self.game.next_deadline(), self.session.arbiter.peek_time()) if t is not None]
+        if not times:
+            return self.idle_wake_s
+        hold = self.session.arbiter.holdback_ns or 0
+        due = min(times) + hold
+        return min(self.idle_wake_s, max(0.0, (due - self.clock()) / 1e9))
+
+    def _take(self, item: Event | Notice, source: str, arrival: int) -> None:
+        if isinstance(item, Notice):
+            self._notice(item)
+            return
+        self.stats.events += 1
+        if self.journal is not None and self.game_no is not None:
+            self.journal.record_event(self.game_no, item, source, arrival)
+        if isinstance(item, CardUnreadable):
+            self._notice(Notice("unreadable", "Please straighten the card", t_ns=item.t_ns))
+            return
+        if isinstance(item, CardSeen) and "unreadable" in self.paused:
+            self.paused.discard("unreadable")
+        if self.paused:
+            self.session.arbiter.push(item, None, arrival)     # judged when the table is sound again
+        else:
+            self.session.submit(item, now_ns=arrival)
+
+    def _notice(self, notice: Notice) -> None:
+        if notice.kind in PAUSE_KINDS:
+            self.paused.add(PAUSE_KINDS[notice.kind])
+        if notice.kind in RESUME_KINDS:
+            self.paused.discard(RESUME_KINDS[notice.kind])
+        self.announcer.say(Utterance(notice.message, "alert", notice.t_ns))
+        check = Ruling("check_table", notice.seat, notice.t_ns or self.game.now, notice.message,
+                       {"problem": notice.kind})
+        if notice.kind not in ("pad_ok", "camera_back"):
+            for observer in self.observers:
+                observer(check)
+
+    # ---- operator actions ---------------------------------------------------------
+    def resume(self, reason: str | None = None) -> None:
+        """The operator says the table is sound again (all pauses, or one)."""
+        with self._lock:
+            if reason is None:
+                self.paused.clear()
+            else:
+                self.paused.discard(reason)
+        self.inbox.put((self.clock(), "operator", None))
+
+    # ---- output -----------------------------------------------------------------
+    def _publish(self) -> None:
+        rulings = self.game.rulings
+        now = self.clock()
+        for ruling in rulings[self._published:]:
+            self.stats.rulings += 1
+            self.stats.ruling_delays_ns.append(now - ruling.t_ns)
+            if self.journal is not None and self.game_no is not None:
+                self._ruling_ids[id(ruling)] = self.journal.record_ruling(self.game_no, ruling)
+                self._margins[id(ruling)] = ruling.fields.get("margin_us")
+            if ruling.kind == "check_table":
+                self.paused.add("operator")
+            if ruling.say and ruling.kind != "ignored":
+                self.announcer.say(Utterance(ruling.say, "ruling", ruling.t_ns))
+            for observer in self.observers:
+                observer(ruling)
+        self._published = len(rulings)
+        self._amend()
+        if self.speak_counts:
+            for t_ns, _rank, word in self.game.calls[self._calls_spoken:]:
+                self.announcer.say(Utterance(f"{word}!", "count", t_ns))
+        self._calls_spoken = len(self.game.calls)
+        if self.game.over and self.journal is not None and self.game_no is not None and not self._ended:
+            self._ended = True
+            self.journal.end_game(self.game_no, self.game.final())
+
+    def _amend(self) -> None:
+        """Margins filled in after a ruling was published reach the journal too."""
+        if self.journal is None:
+            return
+        for ruling in self.game.rulings[-8:]:
+            key = id(ruling)
+            if key in self._margins and ruling.fields.get("margin_us") != self._margins[key]:
+                self._margins[key] = ruling.fields.get("margin_us")
+                self.journal.update_ruling(self._ruling_ids[key], ruling)

@@ -1,0 +1,116 @@
+"""The table runtime with hand-written fake sources on a controllable clock."""
+from __future__ import annotations
+
+import threading
+
+from referee.cards import Card
+from referee.events import MS, CardSeen, Slap
+from referee.ports import MemoryAnnouncer, Notice
+from referee.runtime import TableRuntime
+from referee.rulings import Ruling
+from referee.session import Session
+from referee.sources import QueueSource
+
+
+class FakeClock:
+    """Monotonic ns that tests move by hand; the runtime's threads read it."""
+
+    def __init__(self, start: int = 10_000 * MS) -> None:
+        self.t = start
+        self.lock = threading.Lock()
+
+    def __call__(self) -> int:
+        with self.lock:
+            return self.t
+
+    def move_to(self, t: int) -> None:
+        with self.lock:
+            self.t = max(self.t, t)
+
+
+def hands_3() -> list[list[Card]]:
+    names = [["2H", "JS", "3D"], ["5C", "9D", "4S"], ["KD", "QS", "8C"]]
+    return [[Card.parse(c) for c in h] for h in names]
+
+
+def runtime_for(game: str, hands: list[list[Card]], clock: FakeClock, **options: object) -> tuple[TableRuntime, QueueSource, MemoryAnnouncer, list[Ruling]]:
+    session = Session.create(game, len(hands), hands=hands, options=dict(options), holdback_ns=100 * MS, strict=False)
+    source = QueueSource("test")
+    announcer = MemoryAnnouncer()
+    seen: list[Ruling] = []
+    runtime = TableRuntime(session, sources=[source], clock=clock, announcer=announcer,
+                           observers=[seen.append], idle_wake_s=0.01)
+    return runtime, source, announcer, seen
+
+
+def wait_for(predicate, clock: FakeClock, until_ns: int) -> None:
+    """Move the clock forward in small steps until `predicate()` holds (or fail)."""
+    for _ in range(2000):
+        if predicate():
+            return
+        clock.move_to(min(until_ns, clock() + 20 * MS))
+        threading.Event().wait(0.002)
+    raise AssertionError("runtime did not get there")
+
+
+def test_slap_arriving_before_its_card_is_judged_against_that_card() -> None:
+    clock = FakeClock()
+    runtime, source, announcer, seen = runtime_for("slapjack", hands_3(), clock)
+    with runtime:
+        base = clock()
+        # seat 1 lays 5C, seat 2 KD, seat 0 2H, seat 1 9D, seat 2 QS, seat 0 JS (the camera reports it late)
+        for i, card in enumerate(["5C", "KD", "2H", "9D", "QS"]):
+            source.put(CardSeen(Card.parse(card), base + i * 500 * MS))
+        jack_t = base + 5 * 500 * MS
+        clock.move_to(jack_t + 300 * MS)
+        source.put(Slap(2, jack_t + 250 * MS))            # the slap is reported first...
+        source.put(Slap(1, jack_t + 250 * MS + 65_000))
+        source.put(CardSeen(Card.parse("JS"), jack_t))     # ...the card 60 ms after it landed
+        wait_for(lambda: any(r.kind == "wins_pile" for r in seen), clock, jack_t + 3000 * MS)
+    win = next(r for r in seen if r.kind == "wins_pile")
+    assert (win.seat, win.get("cards"), win.get("margin_us")) == (2, 6, 65)
+    assert not any(r.kind == "false_slap" for r in seen)
+    assert any("Player 3 takes the pile" in u.text for u in announcer.said)
+
+
+def test_lost_camera_pauses_judging_until_it_returns() -> None:
+    clock = FakeClock()
+    runtime, source, announcer, seen = runtime_for("slapjack", hands_3(), clock)
+    with runtime:
+        base = clock()
+        source.put(CardSeen(Card.parse("5C"), base))
+        source.put(Notice("camera_lost", "Camera lost: please pause the game"))
+        source.put(Slap(0, base + 400 * MS))              # would be a false slap on 5C
+        clock.move_to(base + 5000 * MS)
+        threading.Event().wait(0.1)
+        assert not any(r.kind == "false_slap" for r in seen)
+        source.put(Notice("camera_back", "Camera back"))
+        wait_for(lambda: any(r.kind == "false_slap" for r in seen), clock, base + 9000 * MS)
+    assert any(u.kind == "alert" and "Camera lost" in u.text for u in announcer.said)
+    assert [r.seat for r in seen if r.kind == "pays"] == [0]
+
+
+def test_impossible_card_says_check_the_table_and_holds() -> None:
+    clock = FakeClock()
+    runtime, source, announcer, seen = runtime_for("slapjack", hands_3(), clock)
+    with runtime:
+        base = clock()
+        source.put(CardSeen(Card.parse("5C"), base))
+        source.put(CardSeen(Card.parse("5C"), base + 500 * MS))   # there is only one 5C in the deck
+        wait_for(lambda: any(r.kind == "check_table" for r in seen), clock, base + 3000 * MS)
+        assert "operator" in runtime.paused
+    assert any("Check the table" in u.text for u in announcer.said)
+
+
+def test_irish_snap_counts_are_spoken_with_words_unless_silent() -> None:
+    hands = [[Card.parse(c) for c in h] for h in (["7H", "9S"], ["2C", "8D"])]
+    for silent, expected in ((False, ["One!", "cat!"]), (True, [])):
+        clock = FakeClock()
+        runtime, source, announcer, _seen = runtime_for("irish-snap-plus", hands, clock,
+                                                       silent=silent, words={"2": "cat"})
+        with runtime:
+            base = clock()
+            source.put(CardSeen(Card.parse("9S"), base))  # seat 1 starts... tracked top is 2C: the camera wins
+            source.put(CardSeen(Card.parse("7H"), base + 500 * MS))
+            wait_for(lambda: runtime.game.cards_laid == 2, clock, base + 2000 * MS)
+        assert [u.text for u in announcer.said if u.kind == "count"] == expected
