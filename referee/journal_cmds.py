@@ -1,0 +1,218 @@
+"""`referee disputes`, `referee review` and `referee replay --from-journal`: the journal, read back.
+
+Every failure (no journal, not a journal, unknown game or ruling, a bad
+option) is one line on stderr and exit 2; never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from typing import Any, Mapping
+
+from .journal import Finish, Journal, JournalError, RulingRecord, feed, ruling_key, session_for
+from .options import OptionError
+from .rules import SetupError, UnknownGame
+from .rulings import Ruling, seat_name
+
+DEFAULT_JOURNAL = "journal.db"   # config.JournalConfig's default
+SLAP_DECISIONS = frozenset({"wins_pile", "false_slap", "slap_again", "picks_up"})
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `disputes` and `review`."""
+    add_disputes_parser(sub)
+    add_review_parser(sub)
+
+
+def _journal_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--journal", default=DEFAULT_JOURNAL, metavar="PATH",
+                   help=f"the journal database (default {DEFAULT_JOURNAL})")
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"referee {command}: {message}", file=sys.stderr)
+    return 2
+
+
+# ---- disputes ------------------------------------------------------------------------------
+def add_disputes_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("disputes", help="list journaled games, or one game's rulings",
+                       description="Without GAME: the games in the journal. With GAME: its rulings "
+                                   "(slap decisions marked '>'); 'ignored' rulings only with --all.")
+    p.add_argument("game", nargs="?", type=int, metavar="GAME", help="game number (from the list)")
+    _journal_arg(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--all", action="store_true", help="include 'ignored' rulings")
+    p.set_defaults(run=run_disputes)
+
+
+def run_disputes(args: argparse.Namespace) -> int:
+    try:
+        with Journal(args.journal, create=False) as journal:
+            if args.game is None:
+                return _list_games(journal, args.json)
+            return _list_rulings(journal, args.game, args.json, args.all)
+    except JournalError as exc:
+        return _fail("disputes", str(exc))
+
+
+def _list_games(journal: Journal, as_json: bool) -> int:
+    rows = []
+    for g in journal.games():
+        events, rulings = journal.counts(g.id)
+        result = g.result or {}
+        rows.append({"game": g.id, "started_at": g.started_at, "game_id": g.game_id, "players": g.players,
+                     "events": events, "rulings": rulings, "ended": g.ended, "winner": result.get("winner")})
+    if as_json:
+        print(json.dumps(rows))
+        return 0
+    if not rows:
+        print("no games in the journal")
+        return 0
+    print(f"{'game':>5}  {'started':<24} {'rules':<20} {'seats':>5} {'events':>7} {'rulings':>7}  result")
+    for r in rows:
+        result = ("winner " + seat_name(r["winner"]) if r["winner"] is not None else "ended") if r["ended"] else "unfinished"
+        print(f"{r['game']:>5}  {r['started_at']:<24} {r['game_id']:<20} {r['players']:>5} {r['events']:>7} "
+              f"{r['rulings']:>7}  {result}")
+    return 0
+
+
+def ruling_row(rec: RulingRecord, origin_ns: int, names: list[str] | None = None) -> dict[str, Any]:
+    r = rec.ruling
+    return {"id": rec.id, "t_s": round((r.t_ns - origin_ns) / 1e9, 6), "t_us": r.t_ns // 1000, "kind": r.kind,
+            "seat": r.seat, "who": seat_name(r.seat, names) if r.seat is not None else "",
+            "margin_us": r.get("margin_us"), "say": r.say, "slap_decision": r.kind in SLAP_DECISIONS,
+            "amended": rec.amended}
+
+
+def _list_rulings(journal: Journal, game_no: int, as_json: bool, show_all: bool) -> int:
+    game = journal.game(game_no)
+    events = journal.events(game_no)
+    origin = min((e.event.t_ns for e in events), default=0)
+    rows = [ruling_row(rec, origin, game.names) for rec in journal.rulings(game_no)
+            if show_all or rec.ruling.kind != "ignored"]
+    if as_json:
+        print(json.dumps(rows))
+        return 0
+    print(f"game {game.id}: {game.game_id}, {game.players} players, {len(events)} events "
+          f"(times in seconds from the first event)")
+    bold = sys.stdout.isatty()
+    for row in rows:
+        margin = f"{row['margin_us']:,} us" if isinstance(row["margin_us"], int) else ""
+        mark = ">" if row["slap_decision"] else " "
+        line = (f"{mark}{row['id']:>6}  {row['t_s']:>10.3f}  {row['kind']:<12} {row['who']:<12} {margin:>12}  "
+                f"{row['say']}")
+        print(f"\033[1m{line}\033[0m" if bold and row["slap_decision"] else line)
+    return 0
+
+
+# ---- review ----------------------------------------------------------------------------------
+def add_review_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("review", help="draw a ruling's evidence sheet (PNG)",
+                       description="The card frame, every pad's first contact in µs after the card, "
+                                   "the margin, the rule applied and the ruling, as one PNG.")
+    p.add_argument("game", type=int, metavar="GAME", help="game number")
+    p.add_argument("ruling", type=int, metavar="RULING", help="ruling number (from `referee disputes GAME`)")
+    p.add_argument("--out", required=True, metavar="sheet.png", help="where to write the PNG")
+    _journal_arg(p)
+    p.set_defaults(run=run_review)
+
+
+def run_review(args: argparse.Namespace) -> int:
+    try:
+        from . import review
+    except ImportError as exc:   # cv2 or numpy missing on this machine
+        return _fail("review", f"cannot draw sheets here: {exc}")
+    try:
+        with Journal(args.journal, create=False) as journal:
+            facts = review.gather(journal, args.game, args.ruling)
+        path = review.write_sheet(facts, args.out)
+    except (JournalError, review.SheetError) as exc:
+        return _fail("review", str(exc))
+    print(path)
+    return 0
+
+
+# ---- replay --from-journal -------------------------------------------------------------------
+class ReplayError(ValueError):
+    """A recorded game that cannot be re-judged as asked (bad option, unknown game rules)."""
+
+
+def replay_from_journal(path: str, game_no: int, options_override: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Re-judge game `game_no` from its setup and recorded events (optionally with changed options).
+
+    Returns {"same": [recorded...], "differ": [(recorded | None, rejudged | None), ...]}: rulings as
+    `Ruling.to_json()` dicts (recorded ones with their journal "id"), aligned in order so that one
+    changed decision shows as one pair, not as every ruling after it."""
+    with Journal(path, create=False) as journal:
+        record = journal.game(game_no)
+        events = journal.events(game_no)
+        recorded = journal.rulings(game_no)
+    try:
+        session = session_for(record, options_override)
+    except (OptionError, SetupError, UnknownGame) as exc:
+        raise ReplayError(str(exc)) from None
+    feed(session, events)
+    if record.ended and not any(isinstance(e.event, Finish) for e in events):
+        session.finish()
+    return compare(recorded, session.rulings)
+
+
+def compare(recorded: list[RulingRecord], rejudged: list[Ruling]) -> dict[str, Any]:
+    """Align two ruling sequences (difflib on the full ruling) into same and differing pairs."""
+    a = [ruling_key(rec.ruling) for rec in recorded]
+    b = [ruling_key(r) for r in rejudged]
+    same: list[dict[str, Any]] = []
+    differ: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = []
+
+    def old(i: int) -> dict[str, Any]:
+        return dict(recorded[i].ruling.to_json(), id=recorded[i].id)
+
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            same.extend(old(i) for i in range(i1, i2))
+            continue
+        olds = [old(i) for i in range(i1, i2)]
+        news = [rejudged[j].to_json() for j in range(j1, j2)]
+        for k in range(max(len(olds), len(news))):
+            differ.append((olds[k] if k < len(olds) else None, news[k] if k < len(news) else None))
+    return {"same": same, "differ": differ}
+
+
+def add_replay_journal_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags for `referee replay --from-journal GAME [--journal PATH] [--option NAME=VALUE]...`."""
+    parser.add_argument("--from-journal", type=int, metavar="GAME", dest="from_journal",
+                        help="re-judge a journaled game and list the rulings that differ")
+    parser.add_argument("--journal", default=DEFAULT_JOURNAL, metavar="PATH",
+                        help=f"the journal database for --from-journal (default {DEFAULT_JOURNAL})")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="with --from-journal: change an option (VALUE as JSON, else a string); repeatable")
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ReplayError(f"--option wants NAME=VALUE, not {pair!r}")
+        try:
+            out[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name.strip()] = value
+    return out
+
+
+def run_replay_journal(args: argparse.Namespace) -> int:
+    """Print {"game", "same": count, "differ": [{"recorded", "rejudged"}...]} as JSON.
+    Exit 0: nothing differs; 1: some rulings differ; 2: cannot replay."""
+    try:
+        overrides = parse_options(getattr(args, "option", []) or [])
+        result = replay_from_journal(args.journal, args.from_journal, overrides or None)
+    except (JournalError, ReplayError) as exc:
+        return _fail("replay", str(exc))
+    differ = [{"recorded": old, "rejudged": new} for old, new in result["differ"]]
+    print(json.dumps({"game": args.from_journal, "options": overrides, "same": len(result["same"]),
+                      "differ": differ}, indent=1 if getattr(args, "pretty", False) else None))
+    return 1 if differ else 0
