@@ -6,6 +6,7 @@ core; the pile sequence drops a shuffled deck on the simulated table.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import random
 import re
@@ -63,7 +64,8 @@ def pile_sequence(seed: int = 7, row: bool = False, n_cards: int = 52, hands: fl
     wall = time.perf_counter() - t0
     truth = {d.card: d for d in sim.drops}
     named = [e.card for e, _ in seen]
-    in_order = sum(1 for a, b in zip(named, deck) if a == b)
+    in_order = difflib.SequenceMatcher(a=[str(c) for c in named], b=[str(c) for c in deck], autojunk=False)
+    in_order = sum(b.size for b in in_order.get_matching_blocks())  # longest run-preserving match
     exact = sum(1 for e, _ in seen if e.card in truth and e.t_ns == truth[e.card].t_ns)
     delays = [(t - truth[e.card].t_ns) / 1e6 for e, t in seen if e.card in truth]
     stamp_err = [abs(e.t_ns - truth[e.card].t_ns) / 1e6 for e, _ in seen if e.card in truth]

@@ -60,6 +60,9 @@ class CardPipeline:
         """Forget the pile (new game)."""
         self.on_pile.clear()
         self._ref: np.ndarray | None = None
+        self._ref_skin: np.ndarray | None = None
+        self._empty: np.ndarray | None = None
+        self._empty_skin: np.ndarray | None = None
         self._prev: np.ndarray | None = None
         self._burst_t: int | None = None
         self._still = 0
@@ -70,12 +73,20 @@ class CardPipeline:
         g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
         return cv2.resize(g, (96, max(1, round(96 * g.shape[0] / g.shape[1]))), interpolation=cv2.INTER_AREA)
 
-    def _skin_fraction(self, img: np.ndarray) -> float:
+    @staticmethod
+    def _skin(img: np.ndarray) -> np.ndarray:
         small = cv2.resize(img, (96, max(1, round(96 * img.shape[0] / img.shape[1]))), interpolation=cv2.INTER_AREA)
         ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
         skin = cv2.inRange(ycc, (40, 135, 80), (245, 175, 128))
-        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        return float(np.count_nonzero(skin)) / skin.size
+        return cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+    def _skin_fraction(self, img: np.ndarray) -> float:
+        """Share of the region that became skin-coloured since the last settled view
+        (a skin-toned table is not a hand)."""
+        new = cv2.subtract(self._skin(img), self._ref_skin)
+        if self._empty_skin is not None:  # the bare table showing again is not a hand either
+            new = cv2.subtract(new, self._empty_skin)
+        return float(np.count_nonzero(new)) / new.size
 
     def feed(self, frame: np.ndarray, t_ns: int) -> list[Event]:
         """Process one frame captured at `t_ns` (never re-stamped)."""
@@ -86,7 +97,10 @@ class CardPipeline:
         thumb = self._thumb(img)
         if self._ref is None:  # the first frame is the pile as it is; read it silently
             self._ref = self._prev = thumb
+            self._ref_skin = cv2.dilate(self._skin(img), np.ones((3, 3), np.uint8))
             self.on_pile.update(d.card for d in self.recognizer(img, min_conf=self.min_conf))
+            self._empty = None if self.on_pile else thumb
+            self._empty_skin = None if self.on_pile else self._ref_skin
             return []
         motion = float(cv2.absdiff(thumb, self._prev).mean())
         self._prev = thumb
@@ -110,11 +124,14 @@ class CardPipeline:
         changed = float(np.count_nonzero(cv2.absdiff(thumb, self._ref) > 30)) / thumb.size
         self._burst_t = None
         self._ref = thumb
+        self._ref_skin = cv2.dilate(self._skin(img), np.ones((3, 3), np.uint8))
         found = self.recognizer(img, min_conf=self.min_conf)
         events: list[Event] = []
-        if not found and self.on_pile and changed > 0.2 and self._looks_empty(img):
+        if not found and self.on_pile and changed > 0.1 and (self._looks_empty(img) or self._is_empty_table(thumb)):
             self.on_pile.clear()
             return [PileCleared(t)]
+        if not found and not self.on_pile:
+            self._empty, self._empty_skin = thumb, self._ref_skin
         seen = Counter(d.card for d in found)
         new = [d for d in found if seen[d.card] > self.on_pile[d.card]]
         for d in new:
@@ -125,6 +142,10 @@ class CardPipeline:
             fresh = [d.confidence for d in unsure if self.on_pile[d.card] == 0]
             events.append(CardUnreadable(t, max(fresh, default=0.0)))
         return events
+
+    def _is_empty_table(self, thumb: np.ndarray) -> bool:
+        """Back to how the table looked with no cards on it."""
+        return self._empty is not None and float(cv2.absdiff(thumb, self._empty).mean()) < 6.0
 
     @staticmethod
     def _looks_empty(img: np.ndarray) -> bool:

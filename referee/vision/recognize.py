@@ -14,7 +14,7 @@ from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexMLP, default_model
 from .index_detect import Candidate, features, find_blobs, pair_candidates, prepare
 
-MIN_CONFIDENCE = 0.8
+MIN_CONFIDENCE = 0.9
 
 
 @dataclass(frozen=True)

@@ -55,11 +55,11 @@ def test_pile_taken_away_is_reported() -> None:
     rng = random.Random(2)
     table = render.random_table(rng, (360, 360))
     pile = table.copy()
-    render.composite(pile, render.Placement(Card.parse("QS"), (180, 180), 120, 15, render.STYLES["classic"]))
+    render.composite(pile, render.Placement(Card.parse("7D"), (180, 180), 150, 15, render.STYLES["classic"]))
     pipe = CardPipeline()
     frames = [table] * 3 + [pile] * 6 + [table] * 6
     events = [e for i, f in enumerate(frames) for e in pipe.feed(f, 100 * i)]
-    assert events == [CardSeen(Card.parse("QS"), 300, events[0].confidence), PileCleared(900)]
+    assert events == [CardSeen(Card.parse("7D"), 300, events[0].confidence), PileCleared(900)]
 
 
 def test_frames_out_of_order_are_refused() -> None:

@@ -37,5 +37,6 @@ def test_piatnik_crops_sample() -> None:
     assert recall >= RECALL_PIATNIK and precision >= PRECISION_PIATNIK, (recall, precision)
 
 
-RECALL_BICYCLE, PRECISION_BICYCLE = 0.0, 0.0
-RECALL_PIATNIK, PRECISION_PIATNIK = 0.0, 0.0
+# measured on the full sets (bench): bicycle recall 0.112 precision 0.964; piatnik recall 0.458 precision 1.000
+RECALL_BICYCLE, PRECISION_BICYCLE = 0.06, 0.85
+RECALL_PIATNIK, PRECISION_PIATNIK = 0.35, 0.95
