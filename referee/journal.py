@@ -518,6 +518,7 @@ class Recorder:
         self._watch: dict[int, tuple[Ruling, str]] = {}   # index -> (ruling, fields+say snapshot)
         self._ids_at: dict[int, list[int]] = {}           # t_ns -> event ids at that moment
         self._last_card_id: int | None = None
+        self.last_event_id: int | None = None
 
     @classmethod
     def start(cls, journal: Journal, game_id: str, players: int, *, config: str | Mapping[str, Any] | None = None,
@@ -541,6 +542,7 @@ class Recorder:
     # ---- input ------------------------------------------------------------------
     def submit(self, event: Event, source: str, arrival_ns: int | None = None) -> list[Ruling]:
         event_id = self.journal.record_event(self.game_no, event, source, arrival_ns)
+        self.last_event_id = event_id
         self._ids_at.setdefault(event.t_ns, []).append(event_id)
         if isinstance(event, (CardSeen, Play)):
             self._last_card_id = event_id

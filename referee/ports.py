@@ -91,6 +91,9 @@ class NullLights:
     def close(self) -> None:
         return None
 
+    def __repr__(self) -> str:
+        return "<NullLights: no LEDs>"
+
 
 class MemoryAnnouncer:
     """Keeps what would be said, in order (tests, headless runs)."""
@@ -103,6 +106,9 @@ class MemoryAnnouncer:
 
     def close(self) -> None:
         return None
+
+    def __repr__(self) -> str:
+        return f"<MemoryAnnouncer silent, {len(self.said)} utterances>"
 
 
 def describe(obj: Any) -> str:

@@ -125,32 +125,38 @@ class TableRuntime:
             try:
                 arrival, source, item = self.inbox.get(timeout=self._sleep_s())
             except queue.Empty:
-                item = None
-                source, arrival = "", self.clock()
+                item, source, arrival = None, "", self.clock()
             if source == "stop":
                 break
-            with self._lock:
-                try:
-                    if item is not None:
-                        self._take(item, source, arrival)
-                    if not self.paused:
-                        self.session.advance(self.clock())
-                    self._publish()
-                except Exception as exc:     # last line of defence: say so, keep the table alive
-                    log.exception("referee step failed")
-                    self._notice(Notice("check_table", f"internal error: {exc}"))
-            if self.game.over and self.session.arbiter.peek_time() is None:
-                self.over.set()
+            self.step(item, source, arrival, now_ns=self.clock())
+
+    def step(self, item: Event | Notice | None, source: str, arrival_ns: int, *, now_ns: int) -> None:
+        """Take one item (or none: time passed) and judge what became certain by `now_ns`.
+        The consumer thread calls this; a simulation may call it directly on a virtual clock."""
+        with self._lock:
+            try:
+                if item is not None:
+                    self._take(item, source, arrival_ns)
+                if not self.paused:
+                    self.session.advance(now_ns)
+                self._publish(now_ns)
+            except Exception as exc:     # last line of defence: say so, keep the table alive
+                log.exception("referee step failed")
+                self._notice(Notice("check_table", f"internal error: {exc}"))
+        if self.game.over and self.session.arbiter.peek_time() is None:
+            self.over.set()
+
+    def next_wake_ns(self) -> int | None:
+        """When judging could next change without a new event (deadline or held event + hold-back)."""
+        if self.paused:
+            return None
+        times = [t for t in (self.game.next_deadline(), self.session.arbiter.peek_time()) if t is not None]
+        return min(times) + (self.session.arbiter.holdback_ns or 0) if times else None
 
     def _sleep_s(self) -> float:
-        """Until the next moment something can become certain (deadline or held event + hold-back)."""
-        if self.paused:
+        due = self.next_wake_ns()
+        if due is None:
             return self.idle_wake_s
-        times = [t for t in (self.game.next_deadline(), self.session.arbiter.peek_time()) if t is not None]
-        if not times:
-            return self.idle_wake_s
-        hold = self.session.arbiter.holdback_ns or 0
-        due = min(times) + hold
         return min(self.idle_wake_s, max(0.0, (due - self.clock()) / 1e9))
 
     def _take(self, item: Event | Notice, source: str, arrival: int) -> None:
@@ -193,9 +199,8 @@ class TableRuntime:
         self.inbox.put((self.clock(), "operator", None))
 
     # ---- output -----------------------------------------------------------------
-    def _publish(self) -> None:
+    def _publish(self, now: int) -> None:
         rulings = self.game.rulings
-        now = self.clock()
         for ruling in rulings[self._published:]:
             self.stats.rulings += 1
             self.stats.ruling_delays_ns.append(now - ruling.t_ns)

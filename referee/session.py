@@ -31,8 +31,10 @@ class EventRejected(TableError):
 
 def build_game(game_id: str, players: int, *, hands: Sequence[Sequence[Card | None]] | None = None,
                seed: int = 0, dealer: int = 0, options: dict[str, Any] | None = None,
-               names: list[str] | None = None) -> Game:
-    """Set up a game: validate options and seats, deal (or check the given hands)."""
+               names: list[str] | None = None, faces_known: bool = True) -> Game:
+    """Set up a game: validate options and seats, deal (or check the given hands).
+    `faces_known=False` (a real table): only each hand's count is known; the
+    camera names every card as it lands."""
     rules = find_game(game_id)
     opts = validate(rules.OPTIONS, options)
     if isinstance(players, bool) or not isinstance(players, int):
@@ -41,7 +43,9 @@ def build_game(game_id: str, players: int, *, hands: Sequence[Sequence[Card | No
     if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
         raise SetupError(f"dealer must be a seat from 0 to {players - 1}, not {dealer!r}")
     deck = rules.deck(players, opts)
-    if hands is None:
+    if hands is None and not faces_known:
+        hands = deal([None] * len(deck), players, dealer)  # type: ignore[list-item]
+    elif hands is None:
         hands = deal(shuffled(deck, random.Random(seed)), players, dealer)
     else:
         check_hands(hands, players, deck)

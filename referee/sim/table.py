@@ -67,14 +67,21 @@ class SimTable:
     def __init__(self, game: str, players: int, *, seed: int = 0, options: dict[str, Any] | None = None,
                  bots: list[BotProfile] | None = None, config: SimConfig | None = None,
                  on_ruling: Callable[[Ruling], None] | None = None,
-                 pace: Callable[[int], None] | None = None) -> None:
+                 pace: Callable[[int], None] | None = None, session: Session | None = None,
+                 deliver: Callable[[Event, int], None] | None = None,
+                 advance: Callable[[int], None] | None = None) -> None:
+        """`session`, `deliver` and `advance` let a caller put real adapters between the
+        bots and the referee: events then go `deliver(event, arrival_ns)`, time `advance(now_ns)`."""
         self.config = config or SimConfig()
         self.pace = pace            # called with the virtual time before each step (the demo sleeps there)
         self.rng = random.Random(seed)
         self.seed = seed
-        self.session = Session.create(game, players, seed=seed, options=options, strict=False,
-                                      holdback_ns=int(self.config.holdback_ms * MS))
-        self.session.on_ruling = on_ruling
+        self.session = session or Session.create(game, players, seed=seed, options=options, strict=False,
+                                                 holdback_ns=int(self.config.holdback_ms * MS))
+        if on_ruling is not None:
+            self.session.on_ruling = on_ruling
+        self.deliver = deliver or (lambda event, arrival: self.session.submit(event, now_ns=arrival))
+        self.advance = advance or self.session.advance
         self.game = self.session.game
         self.bots = bots or [self._random_profile() for _ in range(players)]
         self._queue: list[tuple[int, int, str, Any]] = []
@@ -121,16 +128,16 @@ class SimTable:
             if self.pace is not None:
                 self.pace(self.now)
             if self.now >= limit_ns or self.game.cards_laid >= self.config.max_cards:
-                self.session.submit(TimeUp(self.now), now_ns=self.now)
-                self.session.finish()
+                self.deliver(TimeUp(self.now), self.now)
+                self.advance(self.now + int(self.config.holdback_ms * MS) + 1)
                 ended_by = "time_limit"
                 break
             if kind == "arrive":
                 self.arrivals.append((self.now, payload))
-                self.session.submit(payload, now_ns=self.now)
+                self.deliver(payload, self.now)
             elif kind == "tick":
                 self._tick_at = None
-                self.session.advance(self.now)
+                self.advance(self.now)
             elif kind == "play":
                 self._play_pending = False
                 self._try_play()

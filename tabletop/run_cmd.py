@@ -1,0 +1,59 @@
+"""`referee run --config table.toml`: referee a real game at the table."""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from referee.config import ConfigError, load
+
+from .build import TableSetupError, build_table, check
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="referee a game at the table (camera, pads, lights, voice, journal)")
+    p.add_argument("--config", required=True, help="table config (TOML)")
+    p.add_argument("--check", action="store_true", help="validate the config and the hardware it names, then exit")
+    p.add_argument("--resume", action="store_true", help="continue the last unfinished game from the journal")
+    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (tests, demos)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = load(args.config)
+    except ConfigError as exc:
+        print(f"referee run: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        lines = check(config)
+        for ok, line in lines:
+            print(f"{'ok  ' if ok else 'FAIL'} {line}")
+        return 0 if all(ok for ok, _ in lines) else 2
+    if config.kiosk.mode == "demo":
+        from referee import demo_cmd
+        return demo_cmd.run(argparse.Namespace(games=0, game=None, players=config.game.players, seed=0,
+                                               speed=1.0, headless=False))
+    try:
+        table = build_table(config, resume=args.resume)
+    except TableSetupError as exc:
+        print(f"referee run: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    table.runtime.start()
+    print(f"referee: {config.game.id} with {config.game.players} players; journal game {table.game_no}", flush=True)
+    try:
+        while not stop.is_set() and not table.runtime.wait_over(0.5):
+            if args.seconds is not None:
+                args.seconds -= 0.5
+                if args.seconds <= 0:
+                    break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        table.close()
+    final = table.runtime.game.final()
+    print(f"referee: over={final['over']} winner={final['winner']} loser={final['loser']} hands={final['hands']}")
+    return 0
