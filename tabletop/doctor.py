@@ -232,7 +232,7 @@ def check_clock(probes: Probes) -> Check:
     if abs(drift_s) > SUSPEND_WARN_S:
         return Check("clock", WARN, f"BOOTTIME is {drift_s:.1f} s ahead of MONOTONIC: the system was suspended",
                      "disable suspend (sudo systemctl mask sleep.target suspend.target) and reboot")
-    return Check("clock", OK, f"MONOTONIC and BOOTTIME agree ({drift_s * 1e3:.1f} ms apart), resolution {res * 1e9:.0f} ns")
+    return Check("clock", OK, f"MONOTONIC and BOOTTIME agree ({abs(drift_s) * 1e3:.1f} ms apart), resolution {res * 1e9:.0f} ns")
 
 
 def check_i2c(config: TableConfig, probes: Probes) -> Check:
