@@ -19,7 +19,7 @@ import wave
 from array import array
 from collections import deque
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol, Self, Sequence
 
 from referee.ports import Utterance
 
@@ -197,7 +197,7 @@ class _QueueAnnouncer:
             log.warning("%s closed with %d utterances unspoken", type(self).__name__, len(self.unspoken))
         self._cleanup()
 
-    def __enter__(self) -> "_QueueAnnouncer":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

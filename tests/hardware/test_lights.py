@@ -216,3 +216,14 @@ def test_a_ruling_shown_on_the_lights(lights: RgbLights, factory: MockFactory) -
         lights.show(seat, pattern)
     assert repr(lights) == "<RgbLights seats=[0: out, 1: winner] status=winner>"
     assert rgb(factory, SEAT0) == pytest.approx((0.25, 0.0, 0.0))
+
+
+def test_default_light_pins_clash_with_nothing_a_four_seat_table_uses(factory: MockFactory) -> None:
+    from hardware.pins import DEFAULT_LIGHT_PINS, DEFAULT_MPR121_IRQ_PIN, DEFAULT_PAD_PINS, DEFAULT_STATUS_PINS
+    lights = [p for rgb in DEFAULT_LIGHT_PINS.values() for p in rgb] + list(DEFAULT_STATUS_PINS)
+    reserved = {0, 1, 2, 3, 18, 19, 20, 21, DEFAULT_MPR121_IRQ_PIN} | {DEFAULT_PAD_PINS[s] for s in range(4)}
+    assert len(set(lights)) == len(lights) == 15 and not set(lights) & reserved
+    assert all(0 <= p <= 27 for p in lights)
+    with RgbLights([DEFAULT_LIGHT_PINS[s] for s in range(4)], DEFAULT_STATUS_PINS, pin_factory=factory) as lt:
+        lt.show(3, "turn")
+        assert rgb(factory, DEFAULT_LIGHT_PINS[3]) == (0.0, 0.0, 1.0)
