@@ -87,9 +87,10 @@ class SimTable:
         self._queue: list[tuple[int, int, str, Any]] = []
         self._seq = 0
         self._seen_cards = 0
-        self._seen_window: Window | None = None
+        self._seen_window: tuple[Window, int] | None = None
         self._play_pending = False
         self._plays_sent = 0
+        self._nudged = 0
         self.arrivals: list[tuple[int, Event]] = []     # (arrival time, event): what the referee was sent
         self._tick_at: int | None = None
         self.now = 0
@@ -153,6 +154,9 @@ class SimTable:
         game = self.game
         w = game.window
         if w is not None and not w.decided or self._awaiting_cards():
+            if w is not None and not w.decided and self.now - max(w.opened_ns, self._nudged) > 4 * S:
+                self._nudged = self.now
+                self._slap_window(w)                 # everyone missed it; somebody notices now
             self._at(self.now + 150 * MS, "play")    # wait for the slapping to settle
             self._play_pending = True
             return
@@ -188,9 +192,11 @@ class SimTable:
         game = self.game
         if game.over:
             return
-        if game.window is not None and game.window is not self._seen_window and not game.window.decided:
-            self._seen_window = game.window
-            self._slap_window(game.window)
+        w = game.window
+        seen = self._seen_window
+        if w is not None and not w.decided and (seen is None or seen[0] is not w or seen[1] != w.replays):
+            self._seen_window = (w, w.replays)     # a replayed dead heat asks for new slaps
+            self._slap_window(w)
         elif game.cards_laid != self._seen_cards and game.window is None and game.pile:
             self._maybe_false_slaps(game.pile[-1].t_ns)
         self._seen_cards = game.cards_laid
@@ -200,7 +206,7 @@ class SimTable:
         for seat in eligible:
             if self.rng.random() < self.bots[seat].miss_rate:
                 continue
-            t = max(w.opened_ns + self._reaction(seat), self.now + 1 * MS)
+            t = max(max(w.opened_ns, self._nudged) + self._reaction(seat), self.now + 1 * MS)
             self._sensor(Slap(seat, t), int(self.config.pad_latency_ms * MS))
 
     def _maybe_false_slaps(self, card_t: int) -> None:
