@@ -28,7 +28,7 @@ DEFAULT_PAD_KEYS: Mapping[str, int] = MappingProxyType({"a": 0, "l": 1, "z": 2, 
 
 #: RGB LED per seat, (red, green, blue) GPIO; common cathode to GND, one resistor per colour.
 #: Direct GPIO fits four seats plus the status LED, on SPI0 and UART pins (turn SPI and the
-#: serial console off), the pads of seats 5-6 and the press-button pins: a table with lights
+#: serial console off), the pads of seats 4-5 and the press-button pins: a table with lights
 #: puts its press buttons on MPR121 electrodes (see README "Lights and voice").
 DEFAULT_LIGHT_PINS: Mapping[int, tuple[int, int, int]] = MappingProxyType({
     0: (9, 10, 11), 1: (7, 8, 25), 2: (14, 15, 24), 3: (12, 13, 16)})
