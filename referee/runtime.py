@@ -48,16 +48,18 @@ class TableRuntime:
 
     def __init__(self, session: Session, *, sources: Sequence[EventSource] = (),
                  clock: Clock = time.monotonic_ns, announcer: Announcer | None = None,
-                 observers: Sequence[RulingObserver] = (), journal: Any = None, game_no: int | None = None,
+                 observers: Sequence[RulingObserver] = (), recorder: Any = None,
                  speak_counts: bool = True, idle_wake_s: float = 0.5) -> None:
+        """`recorder` (referee.journal.Recorder over this session) journals every event,
+        advance and ruling as it happens; without one, nothing is kept."""
         self.session = session
         self.game = session.game
         self.sources = list(sources)
         self.clock = clock
         self.announcer = announcer or MemoryAnnouncer()
         self.observers = list(observers)
-        self.journal = journal
-        self.game_no = game_no
+        self.recorder = recorder
+        self.game_no = None if recorder is None else recorder.game_no
         self.speak_counts = speak_counts and not self.game.opts.get("silent", False)
         self.idle_wake_s = idle_wake_s
         self.inbox: queue.Queue[tuple[int, str, Event | Notice | None]] = queue.Queue()
@@ -68,8 +70,6 @@ class TableRuntime:
         self._threads: list[threading.Thread] = []
         self._published = 0
         self._calls_spoken = 0
-        self._ruling_ids: dict[int, int] = {}      # id(Ruling) -> journal row, for later amendments
-        self._margins: dict[int, Any] = {}
         self._lock = threading.Lock()
         self._ended = False
 
@@ -138,7 +138,10 @@ class TableRuntime:
                 if item is not None:
                     self._take(item, source, arrival_ns)
                 if not self.paused:
-                    self.session.advance(now_ns)
+                    if self.recorder is not None:
+                        self.recorder.advance(now_ns)
+                    else:
+                        self.session.advance(now_ns)
                 self._publish(now_ns)
             except Exception as exc:     # last line of defence: say so, keep the table alive
                 log.exception("referee step failed")
@@ -164,15 +167,19 @@ class TableRuntime:
             self._notice(item)
             return
         self.stats.events += 1
-        if self.journal is not None and self.game_no is not None:
-            self.journal.record_event(self.game_no, item, source, arrival)
         if isinstance(item, CardUnreadable):
+            if self.recorder is not None:
+                self.recorder.journal.record_event(self.game_no, item, source, arrival)
             self._notice(Notice("unreadable", "Please straighten the card", t_ns=item.t_ns))
             return
         if isinstance(item, CardSeen) and "unreadable" in self.paused:
             self.paused.discard("unreadable")
         if self.paused:
+            if self.recorder is not None:
+                self.recorder.journal.record_event(self.game_no, item, source, arrival)
             self.session.arbiter.push(item, None, arrival)     # judged when the table is sound again
+        elif self.recorder is not None:
+            self.recorder.submit(item, source, arrival)
         else:
             self.session.submit(item, now_ns=arrival)
 
@@ -204,9 +211,6 @@ class TableRuntime:
         for ruling in rulings[self._published:]:
             self.stats.rulings += 1
             self.stats.ruling_delays_ns.append(now - ruling.t_ns)
-            if self.journal is not None and self.game_no is not None:
-                self._ruling_ids[id(ruling)] = self.journal.record_ruling(self.game_no, ruling)
-                self._margins[id(ruling)] = ruling.fields.get("margin_us")
             if ruling.kind == "check_table":
                 self.paused.add("operator")
             if ruling.say and ruling.kind != "ignored":
@@ -214,21 +218,10 @@ class TableRuntime:
             for observer in self.observers:
                 observer(ruling)
         self._published = len(rulings)
-        self._amend()
         if self.speak_counts:
             for t_ns, _rank, word in self.game.calls[self._calls_spoken:]:
                 self.announcer.say(Utterance(f"{word}!", "count", t_ns))
         self._calls_spoken = len(self.game.calls)
-        if self.game.over and self.journal is not None and self.game_no is not None and not self._ended:
+        if self.game.over and self.recorder is not None and not self._ended:
             self._ended = True
-            self.journal.end_game(self.game_no, self.game.final())
-
-    def _amend(self) -> None:
-        """Margins filled in after a ruling was published reach the journal too."""
-        if self.journal is None:
-            return
-        for ruling in self.game.rulings[-8:]:
-            key = id(ruling)
-            if key in self._margins and ruling.fields.get("margin_us") != self._margins[key]:
-                self._margins[key] = ruling.fields.get("margin_us")
-                self.journal.update_ruling(self._ruling_ids[key], ruling)
+            self.recorder.journal.end_game(self.game_no, self.game.final())

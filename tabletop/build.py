@@ -6,8 +6,10 @@ simulated or silent one otherwise, and every failure is a one-line TableSetupErr
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import shutil
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -84,8 +86,11 @@ def build_announcer(config: TableConfig) -> Any:
     try:
         voice = importlib.import_module("hardware.voice")
         if audio.backend == "files":
-            return voice.FileAnnouncer(audio.dir)
+            return voice.FileAnnouncer(audio.dir, voice=audio.voice, volume=audio.volume)
         return voice.EspeakAnnouncer(device=audio.device, voice=audio.voice, volume=audio.volume)
+    except FileNotFoundError as exc:     # AudioUnavailable: no espeak-ng/aplay; the table still runs, silently
+        print(f"referee: warning: [audio] {exc}; continuing silent", file=sys.stderr)
+        return MemoryAnnouncer()
     except Exception as exc:
         raise TableSetupError(f"[audio] {audio.backend}: {type(exc).__name__}: {exc}") from None
 
@@ -94,7 +99,7 @@ def build_lights(config: TableConfig, *, pin_factory: Any = None) -> tuple[Any, 
     lights = config.lights
     try:
         patterns = importlib.import_module("hardware.light_patterns")
-        patterns_for = patterns.patterns_for
+        patterns_for = functools.partial(patterns.patterns_for, players=config.game.players)
     except ImportError:
         def patterns_for(_ruling: Ruling) -> list[tuple[int | None, str]]:
             return []
@@ -168,31 +173,33 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
         holdback = int(config.camera.latency_ms * MS)
         game_cfg = config.game
         options = game_options(config, pads)
-        session = None
-        game_no = None
-        if resume and book is not None:
-            from referee.journal import resume as resume_game
-            unfinished = [g for g in book.games() if not g.get("ended")]
-            if not unfinished:
-                raise TableSetupError(f"[journal] {config.journal.path}: no unfinished game to resume")
-            game_no = unfinished[-1]["id"]
-            session = resume_game(book, game_no)
-        if session is None:
-            game = build_game(game_cfg.id, game_cfg.players, seed=seed, dealer=game_cfg.dealer, options=options,
-                              names=game_cfg.names or None, faces_known=False)
-            session = Session(game, holdback_ns=holdback, strict=False)
-            if book is not None:
-                game_no = book.start_game(game_id=game_cfg.id, players=game_cfg.players, dealer=game_cfg.dealer,
-                                          seed=seed, options=options, names=game_cfg.names, hands=None,
-                                          config=config_summary(config), holdback_ns=holdback)
+        recorder = None
+        names = game_cfg.names or None
+        # a real table: the referee knows how many cards each hand holds, not which
+        blind = build_game(game_cfg.id, game_cfg.players, seed=seed, dealer=game_cfg.dealer, options=options,
+                           names=names, faces_known=False)
+        if book is not None:
+            from referee.journal import Recorder
+            if resume:
+                unfinished = [g for g in book.games() if not g.ended]
+                if not unfinished:
+                    raise TableSetupError(f"[journal] {config.journal.path}: no unfinished game to resume")
+                recorder = Recorder.resume(book, unfinished[-1].id)
+            else:
+                recorder = Recorder.start(book, game_cfg.id, game_cfg.players, config=config_summary(config),
+                                          holdback_ns=holdback, strict=False, seed=seed, dealer=game_cfg.dealer,
+                                          options=options, names=names, hands=[list(h) for h in blind.hands])
+            session = recorder.session
+        else:
+            session = Session(blind, holdback_ns=holdback, strict=False)
         sources: list[Any] = [PadEventSource(pads)]
         camera = build_camera(config)
         if camera is not None:
             open_camera, pipeline = camera
             sources.append(CameraEventSource(open_camera, pipeline, frozen_after_s=config.camera.frozen_after_s))
         runtime = TableRuntime(session, sources=sources, clock=clock, announcer=announcer,
-                               observers=[LightsObserver(lights, patterns_for)], journal=book, game_no=game_no)
-        return Table(runtime, pads, lights, announcer, book, game_no)
+                               observers=[LightsObserver(lights, patterns_for)], recorder=recorder)
+        return Table(runtime, pads, lights, announcer, book, runtime.game_no)
     except Exception:
         for part in parts:
             try:
