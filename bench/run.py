@@ -133,7 +133,7 @@ def machine() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
-    parser.add_argument("--only", choices=["rules", "pads", "vision"], help="run one part")
+    parser.add_argument("--only", choices=["rules", "pads", "runtime", "vision"], help="run one part")
     parser.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
     args = parser.parse_args()
     repeats, games = (3, 3) if args.quick else (7, 10)
@@ -142,6 +142,8 @@ def main() -> int:
         parts += bench_rules(repeats, games)
     if args.only in (None, "pads"):
         parts += optional("bench_pads")
+    if args.only in (None, "runtime"):
+        parts += optional("bench_runtime")
     if args.only in (None, "vision"):
         parts += optional("bench_vision")
     command = "make bench" + (f" ARGS='{' '.join(sys.argv[1:])}'" if sys.argv[1:] else "")
