@@ -1,0 +1,144 @@
+"""What a live view (the dashboard) sees of a table: state snapshots and a stream of updates.
+
+`TableFeed` observes a runtime's rulings and publishes JSON-ready messages to
+any number of subscribers (each a bounded queue: a slow browser drops old
+updates instead of slowing the referee). Operator actions go through it too,
+checked against the operator PIN.
+"""
+from __future__ import annotations
+
+import hmac
+import queue
+import threading
+from collections import deque
+from typing import Any, Callable
+
+from .rules import GAMES
+from .rulings import Ruling
+from .runtime import TableRuntime
+
+SLAP_KINDS = {"wins_pile", "picks_up", "slap_again"}
+
+
+class OperatorDenied(PermissionError):
+    """An operator action without the right PIN."""
+
+
+def ruling_message(ruling: Ruling, names: list[str] | None = None) -> dict[str, Any]:
+    """A ruling for the page, with its slap timeline (µs relative to the card) when it has one."""
+    out = ruling.to_json()
+    evidence = ruling.evidence
+    if evidence.get("slaps") is not None and evidence.get("card_t_ns") is not None:
+        card_t = evidence["card_t_ns"]
+        out["timeline"] = sorted(({"seat": seat, "us": (t - card_t) // 1000} for seat, t in evidence["slaps"].items()),
+                                 key=lambda x: x["us"])
+        out["required"] = evidence.get("required")
+    return out
+
+
+class TableFeed:
+    """Snapshots and pushed updates of one table (the game inside may be replaced: new game)."""
+
+    def __init__(self, runtime: TableRuntime | None = None, *, operator_pin: str = "", history: int = 30,
+                 names: list[str] | None = None) -> None:
+        self.operator_pin = operator_pin
+        self.names = names
+        self._subscribers: list[queue.Queue[dict[str, Any]]] = []
+        self._lock = threading.Lock()
+        self.recent: deque[dict[str, Any]] = deque(maxlen=history)
+        self.frame_jpeg: bytes | None = None
+        self.frame_overlay: dict[str, Any] | None = None
+        self.actions: dict[str, Callable[..., Any]] = {}
+        self.runtime: TableRuntime | None = None
+        self.extra: dict[str, Any] = {}
+        if runtime is not None:
+            self.attach(runtime)
+
+    # ---- wiring -------------------------------------------------------------
+    def attach(self, runtime: TableRuntime) -> None:
+        """Follow a (new) runtime: its rulings are published from now on."""
+        self.runtime = runtime
+        runtime.observers.append(self.on_ruling)
+        self.publish({"type": "state", "state": self.snapshot()})
+
+    def on_ruling(self, ruling: Ruling) -> None:
+        if ruling.kind == "ignored":
+            return
+        message = ruling_message(ruling, self.names)
+        with self._lock:
+            self.recent.append(message)
+        self.publish({"type": "ruling", "ruling": message, "state": self.snapshot()})
+
+    def set_frame(self, jpeg: bytes, overlay: dict[str, Any] | None = None) -> None:
+        """The latest camera frame (JPEG) and what vision made of it (quad, card name)."""
+        self.frame_jpeg = jpeg
+        self.frame_overlay = overlay
+        self.publish({"type": "frame", "overlay": overlay})
+
+    # ---- subscribers --------------------------------------------------------
+    def subscribe(self, maxsize: int = 100) -> queue.Queue[dict[str, Any]]:
+        q: queue.Queue[dict[str, Any]] = queue.Queue(maxsize)
+        with self._lock:
+            self._subscribers.append(q)
+        q.put({"type": "state", "state": self.snapshot(), "recent": list(self.recent)})
+        return q
+
+    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
+        with self._lock:
+            if q in self._subscribers:
+                self._subscribers.remove(q)
+
+    def publish(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for q in subscribers:
+            try:
+                q.put_nowait(message)
+            except queue.Full:              # a stalled viewer loses old updates, never slows the table
+                try:
+                    q.get_nowait()
+                    q.put_nowait(message)
+                except (queue.Empty, queue.Full):
+                    pass
+
+    # ---- state ----------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        runtime = self.runtime
+        if runtime is None:
+            return {"game": None}
+        game = runtime.game
+        top = game.pile[-1].card if game.pile else None
+        names = self.names or game.names or [f"Player {s + 1}" for s in range(game.n)]
+        state: dict[str, Any] = {
+            "game": game.game_id, "title": GAMES[game.game_id].title if game.game_id in GAMES else game.game_id,
+            "players": [{"seat": s, "name": names[s] if s < len(names) else f"Player {s + 1}",
+                         "cards": len(game.hands[s]), "status": game.status[s],
+                         "scoring": len(game.scoring[s]), "penalty": len(game.penalty[s]),
+                         "turn": game.turn == s} for s in range(game.n)],
+            "pile": len(game.pile), "top": None if top is None else str(top),
+            "over": game.over, "winner": game.winner, "loser": game.loser,
+            "paused": sorted(runtime.paused),
+        }
+        if game.calls:
+            state["call"] = game.calls[-1][2]
+        for key in ("target", "round", "totals"):
+            value = game.final().get(key)
+            if value is not None:
+                state[key] = value
+        state.update(self.extra)
+        return state
+
+    # ---- operator actions -----------------------------------------------------------
+    def check_pin(self, pin: str) -> None:
+        if not self.operator_pin or not hmac.compare_digest(str(pin), self.operator_pin):
+            raise OperatorDenied("operator PIN required")
+
+    def operate(self, action: str, pin: str, **params: Any) -> Any:
+        """Run a registered operator action (pause, resume, new_game, ...) if the PIN is right."""
+        self.check_pin(pin)
+        handler = self.actions.get(action)
+        if handler is None:
+            raise KeyError(f"unknown operator action {action!r} (known: {', '.join(sorted(self.actions))})")
+        result = handler(**params)
+        self.publish({"type": "state", "state": self.snapshot()})
+        return result
