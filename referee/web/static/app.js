@@ -1,0 +1,302 @@
+// Tabletop Referee dashboard. Plain JS, no framework: one EventSource for pushed updates,
+// the camera <img> reloaded only when the server says a new frame exists (one load in flight).
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const SLAP_KINDS = new Set(["wins_pile", "picks_up", "slap_again", "false_slap"]);
+  const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const ui = {
+    state: null, rulings: [], lastSlap: null, mySeat: null, reactions: [], frameSeq: 0,
+    frameLoading: false, framePending: false, overlay: null, messages: 0,
+  };
+  window.referee = ui;   // for tests and curious operators
+
+  // ---- formatting ----------------------------------------------------------------------
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+  function cardHTML(s) {
+    if (!s) return "";
+    if (/^jo/i.test(s)) return "Joker";
+    const suit = s.slice(-1).toUpperCase(), rank = s.slice(0, -1).toUpperCase().replace(/^T$/, "10");
+    const sym = SUITS[suit];
+    if (!sym) return escapeHTML(s);
+    const red = suit === "H" || suit === "D";
+    return escapeHTML(rank) + (red ? `<span class="red">${sym}</span>` : sym);
+  }
+  function escapeHTML(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  }
+  function fmtUs(us) {
+    const a = Math.abs(us);
+    if (a < 1000) return `${us} µs`;
+    if (a < 10000) return `${(us / 1000).toFixed(2)} ms`;
+    return `${(us / 1000).toFixed(1)} ms`;
+  }
+  function seatName(seat) {
+    if (seat === null || seat === undefined) return "nobody";
+    const p = ui.state && ui.state.players && ui.state.players[seat];
+    return p ? p.name : `Player ${seat + 1}`;
+  }
+  function rulingText(r) {
+    if (r.say) return r.say;
+    const who = r.seat !== null && r.seat !== undefined ? seatName(r.seat) + ": " : "";
+    return who + r.kind.replace(/_/g, " ");
+  }
+
+  // ---- state -------------------------------------------------------------------------
+  function renderState(s) {
+    if (!s) return;
+    ui.state = s;
+    $("title").textContent = s.title || "Tabletop Referee";
+    const players = s.players || [];
+    const turn = players.find((p) => p.turn);
+    $("turn").textContent = s.over ? (s.winner !== null && s.winner !== undefined ? `${seatName(s.winner)} wins!` : "game over")
+      : turn ? `Turn: ${turn.name}` : "";
+    const count = $("count");
+    if (s.call && !s.over) { count.hidden = false; count.textContent = `Count: ${s.call}`; } else count.hidden = true;
+    const paused = $("paused");
+    if (s.paused && s.paused.length) { paused.hidden = false; paused.textContent = `Paused: ${s.paused.join(", ")}`; }
+    else paused.hidden = true;
+    const bits = [`pile ${s.pile ?? 0}`];
+    if (s.top) bits.push(`top ${cardHTML(s.top)}`);
+    if (s.target) bits.push(`target ${escapeHTML(s.target)}`);
+    if (s.round) bits.push(`round ${escapeHTML(s.round)}`);
+    $("pileinfo").innerHTML = bits.join(" · ");
+    const seats = $("seats");
+    seats.textContent = "";
+    for (const p of players) {
+      const d = el("div", `seat ${p.status || ""}`);
+      d.dataset.seat = p.seat;
+      if (p.turn && !s.over) d.classList.add("turn");
+      if (s.winner === p.seat) d.classList.add("winner");
+      const name = el("div", "name", p.name);
+      if (ui.mySeat === p.seat) name.appendChild(el("span", "you", "YOU"));
+      d.appendChild(name);
+      const cards = el("div", "cards", String(p.cards));
+      cards.appendChild(el("small", null, p.cards === 1 ? " card" : " cards"));
+      d.appendChild(cards);
+      const extra = [p.status === "in" ? (p.turn ? "to play" : "playing") : (p.status || "").replace("_", " ")];
+      if (p.scoring) extra.push(`${p.scoring} won`);
+      if (p.penalty) extra.push(`${p.penalty} penalty`);
+      d.appendChild(el("div", "status", extra.join(" · ")));
+      seats.appendChild(d);
+    }
+  }
+
+  // ---- rulings and timelines -----------------------------------------------------------
+  function addRuling(r, quiet) {
+    ui.rulings.push(r);
+    if (ui.rulings.length > 30) ui.rulings.shift();
+    if (r.timeline) { ui.lastSlap = r; if (!quiet) noteReaction(r); }
+    if (!quiet) renderRulings();
+  }
+  function renderRulings() {
+    const last = ui.rulings[ui.rulings.length - 1];
+    const big = $("ruling");
+    if (last) {
+      big.className = `ruling-big k-${last.kind}`;
+      big.textContent = rulingText(last);
+      big.dataset.kind = last.kind;
+    }
+    const list = $("recent");
+    list.textContent = "";
+    for (const r of ui.rulings.slice(-9, -1).reverse()) {
+      const li = el("li", `k-${r.kind}`, rulingText(r));
+      if (typeof r.margin_us === "number") li.appendChild(el("span", "m", `by ${fmtUs(r.margin_us)}`));
+      list.appendChild(li);
+    }
+    renderTimeline(ui.lastSlap);
+  }
+  function renderTimeline(r) {
+    const box = $("timeline");
+    if (!r || !r.timeline) { box.hidden = true; return; }
+    box.hidden = false;
+    box.textContent = "";
+    box.dataset.kind = r.kind;
+    const head = el("div", "head");
+    head.appendChild(el("span", null, `Slap timeline: first contact after the card (${r.kind.replace(/_/g, " ")})`));
+    const times = r.timeline.map((x) => x.us).sort((a, b) => a - b);
+    let margin = typeof r.margin_us === "number" ? r.margin_us : (times.length > 1 ? times[1] - times[0] : null);
+    head.appendChild(el("span", "margin", margin === null ? "no runner-up" : `margin ${fmtUs(margin)}`));
+    box.appendChild(head);
+    const bySeat = new Map(r.timeline.map((x) => [x.seat, x.us]));
+    const n = ui.state && ui.state.players ? ui.state.players.length : 0;
+    const seats = [...r.timeline.map((x) => x.seat)];
+    for (let s = 0; s < n; s++) if (!bySeat.has(s)) seats.push(s);
+    const first = times.length ? times[0] : 0;
+    const span = Math.max(1, ...times) * 1.08;
+    for (const seat of seats) {
+      const row = el("div", "trow");
+      row.dataset.seat = seat;
+      if (seat === r.seat) row.classList.add(r.kind === "picks_up" || r.kind === "false_slap" ? "loser" : "ruled");
+      if (seat === ui.mySeat) row.classList.add("you");
+      row.appendChild(el("span", "who", seatName(seat)));
+      const track = el("span", "track");
+      const t = el("span", "t");
+      const behind = el("span", "b");
+      if (bySeat.has(seat)) {
+        const us = bySeat.get(seat);
+        const dot = el("span", "dot");
+        dot.style.left = `${Math.max(0, Math.min(100, (us / span) * 100))}%`;
+        track.appendChild(dot);
+        t.textContent = `+${fmtUs(us)}`;
+        behind.textContent = us === first ? "first" : `+${fmtUs(us - first)}`;
+      } else {
+        row.classList.add("none");
+        t.textContent = "no slap";
+      }
+      row.appendChild(track);
+      row.appendChild(t);
+      row.appendChild(behind);
+      box.appendChild(row);
+    }
+  }
+
+  // ---- camera ----------------------------------------------------------------------------
+  function loadFrame() {
+    if (ui.frameLoading) { ui.framePending = true; return; }
+    ui.frameLoading = true;
+    ui.framePending = false;
+    $("frame").src = `/frame.jpg?n=${++ui.frameSeq}`;
+  }
+  function frameDone(ok) {
+    ui.frameLoading = false;
+    if (ok) { $("nocam").hidden = true; drawOverlay(); }
+    if (ui.framePending) loadFrame();
+  }
+  function drawOverlay() {
+    const img = $("frame"), svg = $("overlay"), name = $("cardname");
+    const o = ui.overlay;
+    svg.textContent = "";
+    const w = (o && o.width) || img.naturalWidth, h = (o && o.height) || img.naturalHeight;
+    if (!w || !h) return;
+    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    if (!o || !o.card) { name.hidden = true; return; }
+    const ns = "http://www.w3.org/2000/svg";
+    const scale = (p) => (p[0] <= 1 && p[1] <= 1 && !(o.width) ? [p[0] * w, p[1] * h] : p);  // normalised or pixels
+    if (Array.isArray(o.quad) && o.quad.length >= 3) {
+      const poly = document.createElementNS(ns, "polygon");
+      poly.setAttribute("points", o.quad.map((p) => scale(p).join(",")).join(" "));
+      svg.appendChild(poly);
+    } else if (Array.isArray(o.center)) {
+      const c = document.createElementNS(ns, "circle");
+      const [cx, cy] = scale(o.center);
+      c.setAttribute("cx", cx); c.setAttribute("cy", cy); c.setAttribute("r", Math.max(6, w / 60));
+      svg.appendChild(c);
+    }
+    name.hidden = false;
+    name.innerHTML = cardHTML(o.card) + (typeof o.confidence === "number"
+      ? `<span class="conf">${Math.round(o.confidence * 100)}%</span>` : "");
+  }
+
+  // ---- pushed updates -------------------------------------------------------------------
+  function onMessage(m) {
+    ui.messages++;
+    if (m.type === "state") {
+      if (m.recent) { ui.rulings = []; for (const r of m.recent) addRuling(r, true); }
+      renderState(m.state);
+      renderRulings();
+    } else if (m.type === "ruling") {
+      if (m.state) renderState(m.state);
+      addRuling(m.ruling, false);
+    } else if (m.type === "frame") {
+      ui.overlay = m.overlay || null;
+      loadFrame();
+    }
+    if (m.state && m.state.highscores) renderScores(m.state.highscores);
+  }
+  function connect() {
+    const es = new EventSource("/api/events");
+    const conn = $("conn");
+    es.onopen = () => { conn.textContent = "live"; conn.className = ""; };
+    es.onerror = () => { conn.textContent = "reconnecting"; conn.className = "off"; };
+    for (const type of ["state", "ruling", "frame"]) {
+      es.addEventListener(type, (ev) => { try { onMessage(JSON.parse(ev.data)); } catch (e) { console.error(e); } });
+    }
+  }
+
+  // ---- beat the bots ---------------------------------------------------------------------
+  async function post(url, body, headers) {
+    const res = await fetch(url, { method: "POST", headers: Object.assign({ "Content-Type": "application/json" }, headers || {}),
+      body: JSON.stringify(body || {}) });
+    let data = {};
+    try { data = await res.json(); } catch (e) { /* empty body */ }
+    return { ok: res.ok, status: res.status, data };
+  }
+  async function join() {
+    const r = await post("/api/join", {});
+    if (!r.ok) { $("reactions").textContent = r.data.error || "cannot join now"; $("play").hidden = false; return; }
+    ui.mySeat = typeof r.data.seat === "number" ? r.data.seat : null;
+    $("joinbtn").hidden = true;
+    $("play").hidden = false;
+    $("reactions").textContent = ui.mySeat === null ? "joined" : `You are ${seatName(ui.mySeat)}: slap on the trigger!`;
+    renderState(ui.state);
+  }
+  function act(kind) {
+    if (ui.mySeat === null) { join(); return; }
+    post(`/api/${kind}`, { seat: ui.mySeat });
+  }
+  function noteReaction(r) {
+    if (ui.mySeat === null) return;
+    const mine = r.timeline.find((x) => x.seat === ui.mySeat);
+    const bots = r.timeline.filter((x) => x.seat !== ui.mySeat).map((x) => x.us);
+    if (!mine && !bots.length) return;
+    ui.reactions.unshift({ you: mine ? mine.us : null, bot: bots.length ? Math.min(...bots) : null });
+    ui.reactions.length = Math.min(ui.reactions.length, 6);
+    const parts = ui.reactions.map((x) => {
+      const you = x.you === null ? "missed" : fmtUs(x.you);
+      const beat = x.you !== null && (x.bot === null || x.you < x.bot);
+      return `<span class="${beat ? "beat" : "lost"}"><b>${you}</b>${x.bot !== null ? " vs bot " + fmtUs(x.bot) : ""}</span>`;
+    });
+    $("reactions").innerHTML = "You: " + parts.join(" · ");
+    refreshScores();
+  }
+  function renderScores(rows) {
+    const list = Array.isArray(rows) ? rows : (rows && rows.highscores) || [];
+    const box = $("scores");
+    if (!list.length) { box.textContent = "High scores: be the first to beat the bots!"; return; }
+    box.innerHTML = "High scores: " + list.slice(0, 5).map((x, i) => {
+      const ms = x.ms ?? x.best_ms ?? x.reaction_ms ?? (typeof x.us === "number" ? x.us / 1000 : null);
+      return `${i + 1}. <b>${escapeHTML(x.name ?? x.who ?? "?")}</b> ${ms === null ? "" : Math.round(ms) + " ms"}`;
+    }).join(" · ");
+  }
+  async function refreshScores() {
+    try { const res = await fetch("/api/highscores"); renderScores(await res.json()); } catch (e) { /* offline */ }
+  }
+
+  // ---- operator ---------------------------------------------------------------------------
+  async function operate(action) {
+    const params = {};
+    if (action === "change_game") params.game = $("opgame").value;
+    if (action === "correct_card") params.card = $("opcard").value.trim();
+    if (action === "set_hand") { params.seat = Number($("opseat").value) - 1; params.cards = Number($("opcards").value); }
+    const msg = $("opmsg");
+    const r = await post(`/api/operator/${action}`, params, { "X-Operator-Pin": $("pin").value });
+    msg.className = `oprow ${r.ok ? "ok" : "err"}`;
+    msg.textContent = r.ok ? `${action.replace(/_/g, " ")}: done` : r.status === 403 ? "Wrong or missing PIN" : (r.data.error || `failed (${r.status})`);
+  }
+
+  // ---- wiring -------------------------------------------------------------------------------
+  $("frame").addEventListener("load", () => frameDone(true));
+  $("frame").addEventListener("error", () => frameDone(false));
+  $("joinbtn").addEventListener("pointerdown", (e) => { e.preventDefault(); join(); });
+  $("slapbtn").addEventListener("pointerdown", (e) => { e.preventDefault(); act("slap"); });
+  $("pressbtn").addEventListener("pointerdown", (e) => { e.preventDefault(); act("press"); });
+  $("camera").addEventListener("pointerdown", () => { if (ui.mySeat !== null) act("slap"); });
+  $("opbtn").addEventListener("click", () => { $("oppanel").hidden = false; $("pin").focus(); });
+  $("opclose").addEventListener("click", () => { $("oppanel").hidden = true; $("pin").value = ""; });
+  for (const b of document.querySelectorAll("#oppanel [data-action]")) b.addEventListener("click", () => operate(b.dataset.action));
+  document.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.repeat) return;
+    if (!$("oppanel").hidden) { if (e.key === "Escape") $("opclose").click(); return; }
+    if (e.key === "j" || e.key === "J") { if (ui.mySeat === null) join(); }
+    else if (e.key === " ") { e.preventDefault(); act("slap"); }
+    else if (e.key === "p" || e.key === "P") act("press");
+  });
+  connect();
+  refreshScores();
+})();

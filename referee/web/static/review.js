@@ -1,0 +1,87 @@
+// The review page: journal games, a game's rulings (slap decisions first-class), evidence sheets as PNG.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let current = null;
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+  function fmtUs(us) {
+    if (typeof us !== "number") return "";
+    return Math.abs(us) < 1000 ? `${us} µs` : `${(us / 1000).toFixed(1)} ms`;
+  }
+  async function getJSON(url) {
+    const res = await fetch(url);
+    const data = await res.json();
+    if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+    return data;
+  }
+  async function loadGames() {
+    const box = $("games");
+    let data;
+    try { data = await getJSON("/api/review/games"); } catch (e) { box.innerHTML = ""; box.appendChild(el("div", "dim", String(e.message))); return; }
+    box.textContent = "";
+    if (!data.journal) { box.appendChild(el("div", "dim", data.error || "No journal at this table: nothing to review.")); return; }
+    if (!data.games.length) { box.appendChild(el("div", "dim", "No games in the journal yet.")); return; }
+    for (const g of data.games) {
+      const b = el("button", "game", `Game ${g.game}: ${g.game_id}`);
+      b.type = "button";
+      b.dataset.game = g.game;
+      const result = g.ended ? (g.winner_name ? `${g.winner_name} won` : "ended") : "in play";
+      b.appendChild(el("small", null, `${g.players} players · ${g.rulings} rulings · ${result} · ${g.started_at}`));
+      b.addEventListener("click", () => loadGame(g.game));
+      box.appendChild(b);
+    }
+    loadGame(data.games[0].game);
+  }
+  async function loadGame(n) {
+    current = n;
+    for (const b of document.querySelectorAll(".game")) b.classList.toggle("sel", Number(b.dataset.game) === n);
+    const box = $("disputes");
+    let data;
+    try { data = await getJSON(`/api/review/games/${n}`); } catch (e) { box.textContent = ""; box.appendChild(el("div", "dim", e.message)); return; }
+    box.textContent = "";
+    const all = $("all").checked;
+    const rows = data.rulings.filter((r) => all || r.slap_decision);
+    const title = el("div", "dim", `Game ${n} (${data.game.game_id}, ${data.game.players} players): ` +
+      `${data.rulings.filter((r) => r.slap_decision).length} slap decisions` + (all ? `, ${data.rulings.length} rulings` : ""));
+    box.appendChild(title);
+    if (!rows.length) { box.appendChild(el("div", "dim", "No slap decisions in this game.")); return; }
+    const table = el("table");
+    const head = el("tr");
+    for (const h of ["#", "time", "ruling", "who", "margin", "said", "evidence"]) head.appendChild(el("th", null, h));
+    table.appendChild(head);
+    for (const r of rows) {
+      const tr = el("tr", r.slap_decision ? "slap" : "");
+      tr.dataset.ruling = r.id;
+      tr.appendChild(el("td", "num", String(r.id)));
+      tr.appendChild(el("td", "num", `${r.t_s.toFixed(3)} s`));
+      tr.appendChild(el("td", null, r.kind.replace(/_/g, " ") + (r.amended ? " (amended)" : "")));
+      tr.appendChild(el("td", null, r.who));
+      tr.appendChild(el("td", "num", fmtUs(r.margin_us)));
+      tr.appendChild(el("td", null, r.say));
+      const td = el("td");
+      const a = el("a", "sheetlink", "sheet");
+      a.href = `/api/review/sheet/${n}/${r.id}.png`;
+      a.addEventListener("click", (e) => { e.preventDefault(); openSheet(n, r); });
+      td.appendChild(a);
+      tr.appendChild(td);
+      table.appendChild(tr);
+    }
+    box.appendChild(table);
+  }
+  function openSheet(n, r) {
+    const url = `/api/review/sheet/${n}/${r.id}.png`;
+    $("sheettitle").textContent = `Game ${n}, ruling #${r.id}: ${r.kind.replace(/_/g, " ")} ${r.who}`;
+    $("sheetopen").href = url;
+    $("sheet").src = url;
+    $("sheetbox").hidden = false;
+  }
+  $("sheetclose").addEventListener("click", () => { $("sheetbox").hidden = true; $("sheet").removeAttribute("src"); });
+  $("all").addEventListener("change", () => { if (current !== null) loadGame(current); });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape") $("sheetclose").click(); });
+  loadGames();
+})();
