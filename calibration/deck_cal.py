@@ -1,0 +1,132 @@
+"""Deck calibration: learn a deck from shots of known cards, check it on held-out shots.
+
+The profile is marked usable only when every card of the deck was learned AND
+named correctly (as the top card, confidently) on every held-out shot of it.
+Held-out shots are never learned from; the stock recognizer is scored on the
+same held-out shots for the before/after comparison.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from referee.vision.recognize import Detection, recognize
+
+from .deck_store import DeckStore, Shot, upright
+
+Recognizer = Callable[..., list[Detection]]
+
+
+@dataclass
+class CardResult:
+    """How one card fared on its held-out shots."""
+
+    card: str
+    shots: int = 0
+    correct: int = 0
+    min_confidence: float = 1.0
+    named_as: Counter = field(default_factory=Counter)   # wrong names given (or "nothing")
+
+
+@dataclass
+class DeckReport:
+    """Learning and checking, per card and overall."""
+
+    deck: list[str]
+    learned: list[str]
+    per_card: dict[str, CardResult]
+    accuracy: float                  # held-out shots named right / held-out shots
+    baseline_accuracy: float | None  # the stock recognizer on the same shots
+    learn_shots: int
+    held_out_shots: int
+
+    @property
+    def missing(self) -> list[str]:
+        """Deck cards not learned, or learned but never checked on a held-out shot."""
+        return [c for c in self.deck if c not in self.learned or self.per_card.get(c, CardResult(c)).shots == 0]
+
+    @property
+    def confused(self) -> list[str]:
+        return [f"{r.card} as {wrong}" for r in self.per_card.values() for wrong in sorted(r.named_as)]
+
+    @property
+    def usable(self) -> bool:
+        return not self.missing and all(r.correct == r.shots for r in self.per_card.values() if r.card in self.deck)
+
+    def lines(self) -> list[str]:
+        """What a person reads at the end of `calibrate deck`."""
+        out = [f"learned {len(self.learned)} cards from {self.learn_shots} shots; "
+               f"checked on {self.held_out_shots} held-out shots"]
+        if self.baseline_accuracy is not None:
+            out.append(f"stock recognizer on those shots: {self.baseline_accuracy:.1%}")
+        out.append(f"after calibration: {self.accuracy:.1%}")
+        for r in sorted(self.per_card.values(), key=lambda r: self.deck.index(r.card) if r.card in self.deck else 999):
+            mark = "ok " if r.correct == r.shots and r.shots else "BAD"
+            wrong = f"  named as {', '.join(f'{k} x{v}' for k, v in r.named_as.items())}" if r.named_as else ""
+            out.append(f"  {mark} {r.card:>5}: {r.correct}/{r.shots} held-out, lowest confidence "
+                       f"{r.min_confidence:.2f}{wrong}")
+        if self.missing:
+            out.append(f"missing (show these cards, twice or more each): {' '.join(self.missing)}")
+        out.append("deck USABLE" if self.usable else "deck NOT usable yet")
+        return out
+
+
+def top_name(recognizer: Recognizer, shot: Shot, **kw: object) -> tuple[str | None, float]:
+    """The most confident card the recognizer names on a shot, and its confidence."""
+    found = recognizer(upright(shot.image), **kw)
+    return (str(found[0].card), found[0].confidence) if found else (None, 0.0)
+
+
+def score(recognizer: Recognizer, shots: Sequence[Shot], **kw: object) -> dict[str, CardResult]:
+    """Per card: held-out shots, how many named right, lowest confidence when right, wrong names."""
+    results: dict[str, CardResult] = {}
+    for shot in shots:
+        r = results.setdefault(shot.card, CardResult(shot.card))
+        r.shots += 1
+        name, conf = top_name(recognizer, shot, **kw)
+        if name == shot.card:
+            r.correct += 1
+            r.min_confidence = min(r.min_confidence, conf)
+        else:
+            r.named_as[name or "nothing"] += 1
+            r.min_confidence = 0.0
+    return results
+
+
+def accuracy(results: dict[str, CardResult]) -> float:
+    n = sum(r.shots for r in results.values())
+    return sum(r.correct for r in results.values()) / n if n else 0.0
+
+
+def calibrate(learn: Sequence[Shot], check: Sequence[Shot], deck: Sequence[str], *,
+              baseline: bool = True, progress: Callable[[str], None] | None = None) -> tuple[DeckStore, DeckReport]:
+    """Learn from `learn`, name every `check` shot, compare with the stock recognizer."""
+    if progress:
+        progress(f"learning {len(learn)} shots of {len({s.card for s in learn})} cards...")
+    store = DeckStore.fit(learn)
+    if progress:
+        progress(f"checking {len(check)} held-out shots...")
+    results = score(store, check)
+    base = accuracy(score(recognize, check)) if baseline and check else None
+    learned = sorted({s.card for s in learn})
+    report = DeckReport(list(deck), learned, results, accuracy(results), base, len(learn), len(check))
+    return store, report
+
+
+def leave_one_out(shots: Sequence[Shot]) -> dict[str, CardResult]:
+    """Self-check without held-out shots: name each shot with a store learned from the others."""
+    by_card: dict[str, list[Shot]] = defaultdict(list)
+    for s in shots:
+        by_card[s.card].append(s)
+    results: dict[str, CardResult] = {}
+    for shot in shots:
+        store = DeckStore.fit([s for s in shots if s is not shot])
+        part = score(store, [shot])
+        r = results.setdefault(shot.card, CardResult(shot.card))
+        got = part[shot.card]
+        r.shots += got.shots
+        r.correct += got.correct
+        r.min_confidence = min(r.min_confidence, got.min_confidence)
+        r.named_as.update(got.named_as)
+    return results
