@@ -69,6 +69,11 @@ class Finish:
 
 Entry = Union[Event, Tick, Finish]
 
+# How the live session was given an event, so resume gives it the same way:
+# "submit": Session.submit; "hold": pushed to the arbiter while the table was paused
+# (judged when it resumes); "note": kept as evidence only, never given to the rules.
+FED_WAYS = ("submit", "hold", "note")
+
 _KIND_OF: dict[type, str] = {
     CardSeen: "card", Play: "play", Slap: "slap", Flinch: "flinch", Press: "press",
     TimeUp: "time", PileCleared: "pile_cleared", CardUnreadable: "unreadable",
@@ -146,6 +151,7 @@ class EventRecord:
     event: Entry
     arrival_ns: int | None
     source: str
+    fed: str = "submit"      # how the session got it: FED_WAYS
 
 
 @dataclass(frozen=True)
@@ -199,6 +205,7 @@ CREATE TABLE events (
     card TEXT,
     by INTEGER,
     confidence REAL,
+    fed TEXT NOT NULL DEFAULT 'submit',
     UNIQUE (game, seq)
 );
 CREATE TABLE rulings (
@@ -348,13 +355,17 @@ class Journal:
              time.strftime("%Y-%m-%dT%H:%M:%S%z"), game_id, players, dealer, seed, _dumps(dict(options or {})),
              None if names is None else _dumps(list(names)), hands_json, config_text, holdback_ns, int(strict)))
 
-    def record_event(self, game: int, event: Entry, source: str, arrival_ns: int | None) -> int:
-        """One event (or Tick/Finish) as received; `seq` is its arrival position in the game."""
+    def record_event(self, game: int, event: Entry, source: str, arrival_ns: int | None, *,
+                     fed: str = "submit") -> int:
+        """One event (or Tick/Finish) as received; `seq` is its arrival position in the game,
+        `fed` how the session was given it (FED_WAYS)."""
+        if fed not in FED_WAYS:
+            raise ValueError(f"fed must be one of {FED_WAYS}, not {fed!r}")
         kind, seat, card, by, confidence = _entry_row(event)
         return self._write(
-            "INSERT INTO events (game, seq, t_ns, arrival_ns, source, kind, seat, card, by, confidence)"
-            " VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game = ?), ?,?,?,?,?,?,?,?)",
-            (game, game, event.t_ns, arrival_ns, source, kind, seat, card, by, confidence))
+            "INSERT INTO events (game, seq, t_ns, arrival_ns, source, kind, seat, card, by, confidence, fed)"
+            " VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game = ?), ?,?,?,?,?,?,?,?,?)",
+            (game, game, event.t_ns, arrival_ns, source, kind, seat, card, by, confidence, fed))
 
     def record_ruling(self, game: int, ruling: Ruling, event_ids: Iterable[int] = ()) -> int:
         """One ruling, with the ids of the events it rests on; returns the ruling id."""
@@ -429,13 +440,13 @@ class Journal:
     def events(self, game_no: int) -> list[EventRecord]:
         self.game(game_no)
         out = []
-        for r in self._read("SELECT id, seq, t_ns, arrival_ns, source, kind, seat, card, by, confidence"
+        for r in self._read("SELECT id, seq, t_ns, arrival_ns, source, kind, seat, card, by, confidence, fed"
                             " FROM events WHERE game = ? ORDER BY seq", (game_no,)):
             try:
                 entry = _entry_from_row(r[5], r[2], r[6], r[7], r[8], r[9])
             except CardError as exc:
                 raise JournalError(f"event {r[0]}: {exc}") from None
-            out.append(EventRecord(r[0], r[1], entry, r[3], r[4]))
+            out.append(EventRecord(r[0], r[1], entry, r[3], r[4], r[10]))
         return out
 
     def rulings(self, game_no: int) -> list[RulingRecord]:
@@ -553,6 +564,20 @@ class Recorder:
             self._sync(start)
         return self.session.rulings[start:]
 
+    def hold(self, event: Event, source: str, arrival_ns: int | None = None) -> int:
+        """The table is paused: record the event and hand it to the arbiter unjudged (judged on resuming)."""
+        event_id = self.journal.record_event(self.game_no, event, source, arrival_ns, fed="hold")
+        self.last_event_id = event_id
+        self._ids_at.setdefault(event.t_ns, []).append(event_id)
+        self.session.arbiter.push(event, event_id, arrival_ns)
+        return event_id
+
+    def note(self, event: Event, source: str, arrival_ns: int | None = None) -> int:
+        """Record an event as evidence only (e.g. CardUnreadable): the rules never see it."""
+        event_id = self.journal.record_event(self.game_no, event, source, arrival_ns, fed="note")
+        self.last_event_id = event_id
+        return event_id
+
     def advance(self, now_ns: int) -> list[Ruling]:
         before = self._state()
         start = len(self.session.rulings)
@@ -613,11 +638,16 @@ def ruling_key(ruling: Ruling) -> str:
 
 
 def feed(session: Session, records: Iterable[EventRecord]) -> None:
-    """Re-submit recorded entries exactly as the live session got them (arrival times, ticks, finish).
+    """Give recorded entries to `session` exactly as the live session got them (arrival times, ticks,
+    finish; held while paused; notes skipped).
     Events the live session rejected are rejected again and skipped, as they were then."""
     for rec in records:
         entry = rec.event
-        if isinstance(entry, Tick):
+        if rec.fed == "note":
+            continue
+        if rec.fed == "hold" and not isinstance(entry, (Tick, Finish)):
+            session.arbiter.push(entry, rec.id, rec.arrival_ns)
+        elif isinstance(entry, Tick):
             session.advance(entry.t_ns)
         elif isinstance(entry, Finish):
             session.finish()
@@ -696,4 +726,4 @@ def _resume(journal: Journal, game_no: int, *, repair: bool) -> Recorder:
 
 __all__ = ["Journal", "JournalError", "UnknownRecord", "ResumeMismatch", "Recorder", "GameLog", "resume",
            "feed", "session_for", "ruling_key", "Tick", "Finish", "GameRecord", "EventRecord", "RulingRecord",
-           "EvidenceRecord", "SCHEMA_VERSION", "normal_fields"]
+           "EvidenceRecord", "SCHEMA_VERSION", "normal_fields", "FED_WAYS"]

@@ -125,3 +125,16 @@ def test_resume_reports_rulings_that_do_not_come_out_again(journal: Journal) -> 
         resume(journal, rec.game_no)
     (recorded, rejudged), = caught.value.differences
     assert recorded is not None and recorded["id"] == victim.id and rejudged == victim.ruling.to_json()
+
+
+def test_held_and_noted_events_come_back_the_way_they_went_in(journal: Journal) -> None:
+    from referee.events import MS, CardUnreadable, Play, Slap
+    rec = Recorder.start(journal, "slapjack", 2, seed=3, holdback_ns=100 * MS, strict=False)
+    rec.submit(Play(1000 * MS), "camera", 1050 * MS)
+    rec.note(CardUnreadable(5000 * MS, 0.2), "camera", 5050 * MS)      # must not move the game's clock
+    rec.hold(Slap(0, 1200 * MS), "pads", 1300 * MS)                     # paused: pushed, judged later
+    rec.advance(2000 * MS)
+    again = resume(journal, rec.game_no)
+    assert [r.fed for r in journal.events(rec.game_no)][:3] == ["submit", "note", "hold"]
+    assert state(again) == state(rec.session)
+    assert [ruling_key(r) for r in again.rulings] == [ruling_key(r) for r in rec.session.rulings]
