@@ -51,6 +51,7 @@ class StateWatcher:
                 log.exception("state watcher")
 
     def start(self) -> "StateWatcher":
+        self.check()                             # the baseline: what viewers get when they subscribe
         self._thread = threading.Thread(target=self._run, name="dashboard-watch", daemon=True)
         self._thread.start()
         return self
