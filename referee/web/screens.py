@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 CHROMIUM = os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -63,8 +63,9 @@ def staged(journal_path: Path) -> Any:
     return table, journal
 
 
-def save_screenshots(out_dir: str | Path = "bench/screens") -> list[Path]:
-    """Write main.png (800x480), main-1280.png, review.png and review-sheet.png; return their paths."""
+def save_screenshots(out_dir: str | Path = "bench/screens", browser: Any = None) -> list[Path]:
+    """Write main.png (800x480), main-1280.png, review.png and review-sheet.png; return their paths.
+    `browser`: a Playwright Browser to use (default: launch Debian's Chromium for this call)."""
     from . import serve
 
     reason = browser_missing()
@@ -78,7 +79,7 @@ def save_screenshots(out_dir: str | Path = "bench/screens") -> list[Path]:
         table, journal = staged(tmp / "journal.db")
         server = serve(table.feed, port=0, journal_path=str(tmp / "journal.db")).start()
         try:
-            with chromium() as browser:
+            with (nullcontext(browser) if browser is not None else chromium()) as browser:
                 for name, size in (("main.png", (800, 480)), ("main-1280.png", (1280, 800))):
                     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
                     page.goto(server.url + "/")
