@@ -59,7 +59,7 @@ def dead_heat_game(path: Path) -> tuple[int, int]:
 def test_replay_with_the_same_options_finds_no_difference(recorded: tuple[Path, int]) -> None:
     path, game = recorded
     result = journal_cmds.replay_from_journal(str(path), game)
-    assert result["differ"] == [] and len(result["same"]) > 100
+    assert result["differ"] == [] and len(result["same"]) > 20
 
 
 def test_replay_with_a_changed_tie_policy_finds_the_dead_heat(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
