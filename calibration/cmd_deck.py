@@ -1,0 +1,78 @@
+"""`referee calibrate deck`: learn the deck from photos or a pile video; check on held-out shots."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from referee.vision.recognize import recognize
+
+from . import deck_cal
+from .deck_shots import folder_shots, split, video_shots
+from .decks import deck_cards
+from .profile import DeckProfile
+from .steps import directory, open_profile, prompter, store
+
+
+def _order(text: str | None) -> list[str] | None:
+    if not text:
+        return None
+    if text.startswith("@"):
+        text = Path(text[1:]).read_text(encoding="utf-8").replace("\n", ",")
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    ui = prompter(args)
+    profile, path = open_profile(args)
+    deck = deck_cards(args.deck)
+    ui.step(1, 3, f"reading shots of a {len(deck)}-card deck")
+    if args.folder:
+        shots = folder_shots(args.folder)
+    else:
+        from hardware.camera import VideoCaptureSource
+        order = _order(args.order)
+
+        def ask(k: int, crop):  # type: ignore[no-untyped-def]
+            found = recognize(crop)
+            guess = str(found[0].card) if found else ""
+            return ui.ask(f"card {k + 1}: which card is it?", guess) or None
+        src = VideoCaptureSource(args.video)
+        try:
+            shots = video_shots(src.frames(), order, None if order else ask, progress=ui.say)
+        finally:
+            src.close()
+    if args.check:
+        learn, check = shots, folder_shots(args.check)
+    else:
+        learn, check = split(shots, args.learn)
+    ui.say(f"{len(shots)} shots of {len({s.card for s in shots})} cards; learning {len(learn)}, "
+           f"holding out {len(check)} to check")
+    extra = sorted({s.card for s in shots} - set(deck))
+    if extra:
+        ui.say(f"not in this deck, ignored: {' '.join(extra)}")
+        learn = [s for s in learn if s.card in deck]
+        check = [s for s in check if s.card in deck]
+    if not learn:
+        ui.say("no shots of this deck's cards")
+        return 1
+    ui.step(2, 3, "learning the deck's index font and court art")
+    model, report = deck_cal.calibrate(learn, check, deck, baseline=not args.no_baseline, progress=ui.say)
+    ui.step(3, 3, "result")
+    for line in report.lines():
+        ui.say(line)
+    folder = directory(args)
+    folder.mkdir(parents=True, exist_ok=True)
+    model_name = f"{args.table}.deck.npz"
+    digest = model.save(folder / model_name)
+    confidence = {c: round(r.min_confidence, 3) for c, r in report.per_card.items()}
+    section = DeckProfile(
+        name=args.name or f"deck-{len(deck)}", cards=deck, model=model_name, sha256=digest,
+        usable=report.usable, learn_shots=report.learn_shots, held_out_shots=report.held_out_shots,
+        held_out_accuracy=round(report.accuracy, 4),
+        baseline_accuracy=round(report.baseline_accuracy or 0.0, 4),
+        confused=report.confused, missing=report.missing, confidence=confidence)
+    store(args, profile, path, ui, deck=section)
+    if not report.usable:
+        ui.say("the profile's deck is NOT usable: a game will not use it until every card is named right")
+        return 1
+    return 0

@@ -1,0 +1,59 @@
+"""Opening the camera and the pads for calibration from command-line options."""
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+Frame = tuple[np.ndarray, int]
+
+
+@dataclass
+class CameraFeed:
+    """Frames to calibrate on, the clock to time them with, and whether that timing means anything."""
+
+    frames: Iterable[Frame]
+    clock: Callable[[], int]
+    live: bool
+    camera: Any = None                # the picamera2 object, for controls
+    close: Callable[[], None] = lambda: None
+
+
+def open_camera(args: argparse.Namespace) -> CameraFeed:
+    from hardware import camera as cams
+
+    source = args.source
+    if source == "sim":
+        from .sim_camera import SimClock, lagged, one_card_drop
+        clock = SimClock()
+        sim = one_card_drop(args.sim_card, seed=args.seed)
+        return CameraFeed(lagged(sim.frames(), clock, int(args.sim_latency_ms * 1e6),
+                                 int(args.sim_jitter_ms * 1e6), args.seed), clock, True)
+    if source == "picamera2":
+        src = cams.Picamera2Source()
+        return CameraFeed(src.frames(), time.monotonic_ns, True, camera=src.camera, close=src.close)
+    if source == "opencv":
+        src = cams.VideoCaptureSource(args.device)
+        return CameraFeed(src.frames(), time.monotonic_ns, True, close=src.close)
+    if source == "video":
+        src = cams.VideoCaptureSource(args.path)
+        if not src.is_file:
+            raise SystemExit(f"referee calibrate: no video file at {args.path!r}")
+        return CameraFeed(src.frames(), time.monotonic_ns, False, close=src.close)
+    if source == "folder":
+        src = cams.FolderSource(args.path, fps=args.fps)
+        return CameraFeed(src.frames(), time.monotonic_ns, False, close=src.close)
+    raise SystemExit(f"referee calibrate: unknown camera source {source!r}")
+
+
+def parse_ints(text: str, n: int | None = None, what: str = "values") -> list[int]:
+    try:
+        values = [int(round(float(v))) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what}: expected numbers separated by commas, got {text!r}") from None
+    if n is not None and len(values) != n:
+        raise argparse.ArgumentTypeError(f"{what}: expected {n} numbers, got {len(values)}")
+    return values
