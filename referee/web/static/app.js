@@ -255,14 +255,26 @@
     $("reactions").innerHTML = "You: " + parts.join(" · ");
     refreshScores();
   }
+  function scoreMs(x) {
+    const ms = x.ms ?? x.best_ms ?? x.reaction_ms ?? (typeof x.us === "number" ? x.us / 1000 : null);
+    return typeof ms === "number" ? `${Math.round(ms)} ms` : "";
+  }
   function renderScores(rows) {
     const list = Array.isArray(rows) ? rows : (rows && rows.highscores) || [];
-    const box = $("scores");
-    if (!list.length) { box.textContent = "High scores: be the first to beat the bots!"; return; }
-    box.innerHTML = "High scores: " + list.slice(0, 5).map((x, i) => {
-      const ms = x.ms ?? x.best_ms ?? x.reaction_ms ?? (typeof x.us === "number" ? x.us / 1000 : null);
-      return `${i + 1}. <b>${escapeHTML(x.name ?? x.who ?? "?")}</b> ${ms === null ? "" : Math.round(ms) + " ms"}`;
-    }).join(" · ");
+    const box = $("scores"), ol = $("hilist");
+    ol.textContent = "";
+    if (!list.length) {
+      box.textContent = "High scores: be the first to beat the bots!";
+      ol.appendChild(el("li", null, "be the first to beat the bots!"));
+      return;
+    }
+    box.innerHTML = "High scores: " + list.slice(0, 5).map((x, i) =>
+      `${i + 1}. <b>${escapeHTML(x.name ?? x.who ?? "?")}</b> ${scoreMs(x)}`).join(" · ");
+    for (const x of list.slice(0, 10)) {
+      const li = el("li", null, String(x.name ?? x.who ?? "?"));
+      li.appendChild(el("span", null, scoreMs(x)));
+      ol.appendChild(li);
+    }
   }
   async function refreshScores() {
     try { const res = await fetch("/api/highscores"); renderScores(await res.json()); } catch (e) { /* offline */ }
@@ -289,6 +301,12 @@
   $("camera").addEventListener("pointerdown", () => { if (ui.mySeat !== null) act("slap"); });
   $("opbtn").addEventListener("click", () => { $("oppanel").hidden = false; $("pin").focus(); });
   $("opclose").addEventListener("click", () => { $("oppanel").hidden = true; $("pin").value = ""; });
+  for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "⌫"]) {   // touch screens have no keyboard
+    const b = el("button", null, key);
+    b.type = "button";
+    b.addEventListener("click", () => { const pin = $("pin"); pin.value = key === "⌫" ? pin.value.slice(0, -1) : pin.value + key; });
+    $("keypad").appendChild(b);
+  }
   for (const b of document.querySelectorAll("#oppanel [data-action]")) b.addEventListener("click", () => operate(b.dataset.action));
   document.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.repeat) return;
