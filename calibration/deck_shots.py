@@ -80,7 +80,7 @@ def video_shots(frames: Iterable[tuple[np.ndarray, int]], order: Sequence[str] |
 
 
 def split(shots: Sequence[Shot], learn_per_card: int) -> tuple[list[Shot], list[Shot]]:
-    """Per card: `learn_per_card` shots spread evenly through its shots (in name order)
+    """Per card: `learn_per_card` shots (at most all but one) spread evenly through its shots (in name order)
     to learn from, the rest held out to check. Decided by position only, never by content."""
     by_card: dict[str, list[Shot]] = defaultdict(list)
     for s in shots:
@@ -90,7 +90,7 @@ def split(shots: Sequence[Shot], learn_per_card: int) -> tuple[list[Shot], list[
     for card_shots in by_card.values():
         card_shots = sorted(card_shots, key=lambda s: s.name)
         n = len(card_shots)
-        k = min(learn_per_card, n)
+        k = min(learn_per_card, n - 1) if n > 1 else n   # keep one or more to check on
         picks = {round(i * n / k) for i in range(k)} if k else set()
         for i, s in enumerate(card_shots):
             (learn if i in picks else check).append(s)

@@ -50,11 +50,13 @@ class ScriptedTable:
         out.append((pad, first, True))
         bounce = self.bounce_ns[pad] if self.bounce_ns else 0
         at = first
-        while bounce and at + 600_000 < first + bounce:   # chatter: open/close every ~0.3-0.9 ms
-            at += self.rng.randint(150_000, 450_000)
-            out.append((pad, at, False))
-            at += self.rng.randint(150_000, 450_000)
-            out.append((pad, at, True))
+        while bounce:                      # chatter: open and close again every ~0.3-0.9 ms
+            opened = at + self.rng.randint(150_000, 450_000)
+            closed = opened + self.rng.randint(150_000, 450_000)
+            if closed > first + bounce:    # the contact has settled: the last close is within `bounce`
+                break
+            out += [(pad, opened, False), (pad, closed, True)]
+            at = closed
         out.append((pad, first + self.hold_ns, False))
         return sorted(out, key=lambda e: e[1])
 
