@@ -48,6 +48,7 @@ class HardwareSimTable:
         self.announcer = FileAnnouncer(folder, drop_counts=False,
                                        **({} if speak else {"speak_cmd": "no-such-espeak"}))
         self.journal = journal
+        self.operator_resumes = 0
         self.runtime = TableRuntime(session, clock=lambda: self.now, announcer=self.announcer,
                                     observers=[LightsObserver(self.lights, functools.partial(patterns_for, players=players))],
                                     recorder=self.recorder)
@@ -70,6 +71,10 @@ class HardwareSimTable:
 
     def _advance(self, now: int) -> None:
         self.now = max(self.now, now)
+        if "operator" in self.runtime.paused:
+            # the simulated operator checks the table and lets play go on
+            self.operator_resumes += 1
+            self.runtime.paused.discard("operator")
         self.runtime.step(None, "", now, now_ns=now)
 
     def run(self) -> GameResult:
@@ -82,3 +87,56 @@ class HardwareSimTable:
         self.lights.close()
         self.announcer.close()
         self.pads.close()
+
+
+class VisionSimTable(HardwareSimTable):
+    """As HardwareSimTable, but every card is rendered onto a simulated pile and
+    named by the real vision pipeline: what the referee judges is what it saw."""
+
+    def __init__(self, game: str, players: int, *, seed: int, on_frame: Any = None, **kwargs: Any) -> None:
+        from referee.vision.pipeline import CardPipeline
+
+        from .live_pile import LivePile
+        super().__init__(game, players, seed=seed, **kwargs)
+        self.pile = LivePile(seed=seed, row=game == "slapstick")
+        self.pipeline = CardPipeline()
+        self.on_frame = on_frame            # (frame, t_ns, events) -> None: the dashboard's camera view
+        self.misread = 0
+        self.unreadable = 0
+        self._camera(self.pile.frame(), 0)
+
+    def _camera(self, frame: Any, t_ns: int) -> list[Event]:
+        events = self.pipeline.feed(frame, t_ns)
+        if self.on_frame is not None:
+            self.on_frame(frame, t_ns, events)
+        return events
+
+    def _deliver(self, event: Event, arrival: int) -> None:
+        from referee.events import CardSeen, CardUnreadable, Play
+        if not isinstance(event, Play):
+            super()._deliver(event, arrival)
+            return
+        self.now = max(self.now, arrival)
+        game = self.runtime.game
+        seat = game.turn if game.turn is None else game.first_layer_from(game.turn)
+        if seat is None or not game.hands[seat] or game.hands[seat][0] is None:
+            super()._deliver(event, arrival)         # nothing to show: let the referee say what is wrong
+            return
+        truth = game.hands[seat][0]
+        if not game.pile and self.pile.cards:
+            self.pile.clear()                           # the pile (row) was taken since the last card
+            for k in range(4):
+                self._camera(self.pile.frame(), event.t_ns - (8 - k) * 33 * MS)
+        seen: list[Event] = []
+        for frame, t_ns in self.pile.frames_for_drop(truth, event.t_ns):
+            seen += self._camera(frame, t_ns)
+        cards = [e for e in seen if isinstance(e, CardSeen)]
+        if not cards or any(isinstance(e, CardUnreadable) for e in seen):
+            # the camera could not name it: at a real table, "please straighten the card";
+            # the demo's simulated operator straightens it and the referee reads it again
+            self.unreadable += 1
+            cards = [CardSeen(truth, event.t_ns, 0.0)]
+        for card_event in cards[-1:]:
+            if card_event.card != truth:
+                self.misread += 1
+            self.runtime.step(card_event, "camera", arrival, now_ns=arrival)

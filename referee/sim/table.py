@@ -233,10 +233,11 @@ class SimTable:
         if held is not None:
             deadline = held if deadline is None else min(deadline, held)
         if deadline is not None:
-            due = deadline + int(self.config.holdback_ms * MS)
+            # never in the past: a referee that holds events (paused) must not spin the clock
+            due = max(deadline + int(self.config.holdback_ms * MS), self.now + 10 * MS)
             if self._tick_at is None or due < self._tick_at:
                 self._tick_at = due
-                self._at(max(due, self.now), "tick")
+                self._at(due, "tick")
         if not self._play_pending and game.turn is not None:
             lo, hi = self.bots[game.turn].play_gap_ms
             gap = int(self.rng.uniform(lo, hi) * MS)
