@@ -38,10 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="referee", description="Tabletop Referee for slap card games.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from . import demo_cmd, replay_cmd, simulate_cmd
+    from . import journal_cmds, replay_cmd, simulate_cmd
     replay_cmd.add_parser(sub)
     simulate_cmd.add_parser(sub)
-    demo_cmd.add_parser(sub)
+    journal_cmds.add_parser(sub)          # disputes, review
     try:
         from .vision import cli as vision_cli
         vision_cli.add_parser(sub)

@@ -59,6 +59,7 @@ class TableFeed:
         """Follow a (new) runtime: its rulings are published from now on."""
         self.runtime = runtime
         runtime.observers.append(self.on_ruling)
+        runtime.amend_observers.append(self.on_amend)
         self.publish({"type": "state", "state": self.snapshot()})
 
     def on_ruling(self, ruling: Ruling) -> None:
@@ -68,6 +69,15 @@ class TableFeed:
         with self._lock:
             self.recent.append(message)
         self.publish({"type": "ruling", "ruling": message, "state": self.snapshot()})
+
+    def on_amend(self, ruling: Ruling) -> None:
+        """A published ruling changed (its margin arrived): replace it on the page."""
+        message = ruling_message(ruling, self.names)
+        with self._lock:
+            for i, old in enumerate(self.recent):
+                if old.get("t_us") == message["t_us"] and old.get("kind") == message["kind"]:
+                    self.recent[i] = message
+        self.publish({"type": "ruling", "ruling": message, "amended": True, "state": self.snapshot()})
 
     def set_frame(self, jpeg: bytes, overlay: dict[str, Any] | None = None) -> None:
         """The latest camera frame (JPEG) and what vision made of it (quad, card name)."""

@@ -5,19 +5,25 @@ import argparse
 import json
 import sys
 
-from . import scenario
+from . import journal_cmds, scenario
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help="replay a scenario file and print the rulings as JSON",
                        description="Replay a scenario (see SCENARIOS.md). Exit 2 with one line on a malformed file.")
-    p.add_argument("file", help="scenario JSON file")
+    p.add_argument("file", nargs="?", help="scenario JSON file")
     p.add_argument("--check", action="store_true", help="also compare with the file's 'expect' (exit 1 on a difference)")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    journal_cmds.add_replay_journal_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.from_journal is not None:
+        return journal_cmds.run_replay_journal(args)
+    if args.file is None:
+        print("referee replay: give a scenario FILE, or --from-journal GAME", file=sys.stderr)
+        return 2
     try:
         loaded = scenario.load(args.file)
         output = scenario.replay(loaded)

@@ -49,6 +49,7 @@ class TableRuntime:
     def __init__(self, session: Session, *, sources: Sequence[EventSource] = (),
                  clock: Clock = time.monotonic_ns, announcer: Announcer | None = None,
                  observers: Sequence[RulingObserver] = (), recorder: Any = None,
+                 amend_observers: Sequence[RulingObserver] = (),
                  speak_counts: bool = True, idle_wake_s: float = 0.5) -> None:
         """`recorder` (referee.journal.Recorder over this session) journals every event,
         advance and ruling as it happens; without one, nothing is kept."""
@@ -58,6 +59,8 @@ class TableRuntime:
         self.clock = clock
         self.announcer = announcer or MemoryAnnouncer()
         self.observers = list(observers)
+        self.amend_observers = list(amend_observers)   # told when a published ruling changes (a late margin)
+        self._open_margins: dict[int, tuple[Ruling, Any]] = {}
         self.recorder = recorder
         self.game_no = None if recorder is None else recorder.game_no
         self.speak_counts = speak_counts and not self.game.opts.get("silent", False)
@@ -169,15 +172,16 @@ class TableRuntime:
         self.stats.events += 1
         if isinstance(item, CardUnreadable):
             if self.recorder is not None:
-                self.recorder.journal.record_event(self.game_no, item, source, arrival)
+                self.recorder.note(item, source, arrival)      # evidence only, never judged
             self._notice(Notice("unreadable", "Please straighten the card", t_ns=item.t_ns))
             return
         if isinstance(item, CardSeen) and "unreadable" in self.paused:
             self.paused.discard("unreadable")
-        if self.paused:
+        if self.paused:                                         # judged when the table is sound again
             if self.recorder is not None:
-                self.recorder.journal.record_event(self.game_no, item, source, arrival)
-            self.session.arbiter.push(item, None, arrival)     # judged when the table is sound again
+                self.recorder.hold(item, source, arrival)
+            else:
+                self.session.arbiter.push(item, None, arrival)
         elif self.recorder is not None:
             self.recorder.submit(item, source, arrival)
         else:
@@ -205,19 +209,36 @@ class TableRuntime:
                 self.paused.discard(reason)
         self.inbox.put((self.clock(), "operator", None))
 
+    def correct_top(self, card: Any) -> None:
+        """Operator: the top card is really `card`."""
+        with self._lock:
+            self.game.correct_top(card, self.game.now)
+            self.paused.discard("operator")
+            self._publish(self.clock())
+
+    def correct_hand(self, seat: int, count: int) -> None:
+        """Operator: `seat` holds `count` cards."""
+        with self._lock:
+            self.game.correct_hand(seat, count, self.game.now)
+            self.paused.discard("operator")
+            self._publish(self.clock())
+
     # ---- output -----------------------------------------------------------------
     def _publish(self, now: int) -> None:
         rulings = self.game.rulings
         for ruling in rulings[self._published:]:
             self.stats.rulings += 1
             self.stats.ruling_delays_ns.append(now - ruling.t_ns)
-            if ruling.kind == "check_table":
+            if ruling.kind == "check_table" and not str(ruling.fields.get("problem", "")).startswith("corrected"):
                 self.paused.add("operator")
             if ruling.say and ruling.kind != "ignored":
                 self.announcer.say(Utterance(ruling.say, "ruling", ruling.t_ns))
             for observer in self.observers:
                 observer(ruling)
+            if ruling.kind == "wins_pile" and ruling.fields.get("margin_us") is None:
+                self._open_margins[id(ruling)] = (ruling, None)
         self._published = len(rulings)
+        self._amended()
         if self.speak_counts:
             for t_ns, _rank, word in self.game.calls[self._calls_spoken:]:
                 self.announcer.say(Utterance(f"{word}!", "count", t_ns))
@@ -225,3 +246,13 @@ class TableRuntime:
         if self.game.over and self.recorder is not None and not self._ended:
             self._ended = True
             self.recorder.journal.end_game(self.game_no, self.game.final())
+
+    def _amended(self) -> None:
+        """A runner-up's slap filled in a margin after the ruling went out: tell the live views."""
+        for key, (ruling, _before) in list(self._open_margins.items()):
+            if ruling.fields.get("margin_us") is not None:
+                del self._open_margins[key]
+                for observer in self.amend_observers:
+                    observer(ruling)
+            elif self.game.rulings and self.game.rulings[-1] is not ruling and len(self._open_margins) > 8:
+                del self._open_margins[key]

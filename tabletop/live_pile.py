@@ -29,11 +29,13 @@ class LivePile:
         self.table = render.random_table(self.rng, (size, size))
         self.image = self.table.copy()
         self.cards: list[Card] = []
+        self.last_placement: render.Placement | None = None
         self.width = size * (0.2 if row else 0.3)
 
     def clear(self) -> None:
         self.image = self.table.copy()
         self.cards.clear()
+        self.last_placement = None
 
     def drop(self, card: Card) -> render.Placement:
         """Lay `card` on the pile (slightly askew) or at the end of the row."""
@@ -49,6 +51,7 @@ class LivePile:
         placement = render.Placement(card, center, self.width * self.rng.uniform(0.97, 1.03), angle, self.style)
         render.composite(self.image, placement, rng=self.rng)
         self.cards.append(card)
+        self.last_placement = placement
         return placement
 
     def frame(self, *, hand: bool = False) -> np.ndarray:

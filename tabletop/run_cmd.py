@@ -32,9 +32,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"{'ok  ' if ok else 'FAIL'} {line}")
         return 0 if all(ok for ok, _ in lines) else 2
     if config.kiosk.mode == "demo":
-        from referee import demo_cmd
-        return demo_cmd.run(argparse.Namespace(games=0, game=None, players=config.game.players, seed=0,
-                                               speed=1.0, headless=False))
+        from . import demo_cmd
+        return demo_cmd.run(argparse.Namespace(games=0, game=None, players=config.game.players, seed=0, speed=1.0,
+                                               headless=False, no_vision=False, host=config.kiosk.bind,
+                                               port=config.kiosk.port, pin=config.kiosk.operator_pin,
+                                               journal=config.journal.path))
     try:
         table = build_table(config, resume=args.resume)
     except TableSetupError as exc:

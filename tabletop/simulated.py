@@ -17,6 +17,7 @@ from hardware.pads_sim import SimPads
 from hardware.pins import DEFAULT_LIGHT_PINS, DEFAULT_STATUS_PINS
 from hardware.voice import FileAnnouncer
 from referee.events import MS, Event, Flinch, Press, Slap
+from referee.ports import NullLights
 from referee.runtime import TableRuntime
 from referee.session import Session
 from referee.sim.table import GameResult, SimConfig, SimTable
@@ -27,8 +28,9 @@ from .adapters import LightsObserver
 class HardwareSimTable:
     """Bots -> SimPads / camera events -> TableRuntime -> lights, voice files, journal."""
 
-    def __init__(self, game: str, players: int, *, seed: int, folder: str | Path, pin_factory: Any,
-                 journal: Any = None, options: dict[str, Any] | None = None, speak: bool = False) -> None:
+    def __init__(self, game: str, players: int, *, seed: int, folder: str | Path | None = None, pin_factory: Any = None,
+                 journal: Any = None, options: dict[str, Any] | None = None, speak: bool = False,
+                 announcer: Any = None, pace: Any = None, observers: Any = ()) -> None:
         self.now = 0
         self.config = SimConfig()
         options = {"margin_wait_ms": 60, **(options or {})}   # as at the table: wait briefly to speak the margin
@@ -42,18 +44,23 @@ class HardwareSimTable:
         else:
             session = Session.create(game, players, seed=seed, options=options, strict=False, holdback_ns=holdback)
         self.pads = SimPads(players, debounce_ms=10.0, clock=lambda: self.now)
-        self.lights = RgbLights([DEFAULT_LIGHT_PINS[s] for s in range(players)], DEFAULT_STATUS_PINS,
-                                pin_factory=pin_factory)
-        # speech rendering is slow; tones keep whole-game tests quick unless asked
-        self.announcer = FileAnnouncer(folder, drop_counts=False,
-                                       **({} if speak else {"speak_cmd": "no-such-espeak"}))
+        self.lights: Any = NullLights()
+        if pin_factory is not None:
+            self.lights = RgbLights([DEFAULT_LIGHT_PINS[s] for s in range(players)], DEFAULT_STATUS_PINS,
+                                    pin_factory=pin_factory)
+        self._own_announcer = announcer is None
+        if announcer is None:
+            # speech rendering is slow; tones keep whole-game tests quick unless asked
+            announcer = FileAnnouncer(folder, drop_counts=False, **({} if speak else {"speak_cmd": "no-such-espeak"}))
+        self.announcer = announcer
         self.journal = journal
         self.operator_resumes = 0
         self.runtime = TableRuntime(session, clock=lambda: self.now, announcer=self.announcer,
-                                    observers=[LightsObserver(self.lights, functools.partial(patterns_for, players=players))],
+                                    observers=[LightsObserver(self.lights, functools.partial(patterns_for, players=players)),
+                                               *observers],
                                     recorder=self.recorder)
         self.sim = SimTable(game, players, seed=seed, session=session, config=self.config,
-                            deliver=self._deliver, advance=self._advance)
+                            deliver=self._deliver, advance=self._advance, pace=pace)
 
     def _deliver(self, event: Event, arrival: int) -> None:
         self.now = max(self.now, arrival)
@@ -80,12 +87,15 @@ class HardwareSimTable:
     def run(self) -> GameResult:
         result = self.sim.run()
         self._advance(self.now + int(self.config.holdback_ms * MS) + 1)
-        self.announcer.flush(30.0)
+        flush = getattr(self.announcer, "flush", None)
+        if flush is not None:
+            flush(30.0)
         return result
 
     def close(self) -> None:
         self.lights.close()
-        self.announcer.close()
+        if self._own_announcer:
+            self.announcer.close()
         self.pads.close()
 
 

@@ -412,6 +412,37 @@ class Game:
     def after_pile_taken(self, t_ns: int) -> None:
         """Hook: check for the end of the game after cards moved."""
 
+    # ---- operator corrections (outside the rules: logged as such) ----------------
+    def correct_top(self, card: Card, t_ns: int) -> None:
+        """The operator says the top card is `card` (the camera misread it)."""
+        if not self.pile:
+            raise TableError("there is no card on the pile to correct")
+        old = self.pile[-1].card
+        self.pile[-1].card = card
+        for hand in self.hands:                  # keep the deck whole: the card it really is was tracked elsewhere
+            for i, c in enumerate(hand):
+                if c == card:
+                    hand[i] = old
+                    break
+            else:
+                continue
+            break
+        self.emit("check_table", None, t_ns, f"Operator: the top card is {card.spoken()}", problem="corrected_card",
+                  was=str(old), now=str(card))
+
+    def correct_hand(self, seat: int, count: int, t_ns: int) -> None:
+        """The operator counted `seat`'s hand: `count` cards (faces unknown for cards added)."""
+        if not 0 <= seat < self.n or count < 0:
+            raise TableError(f"no seat {seat}, or a negative count")
+        hand = self.hands[seat]
+        before = len(hand)
+        while len(hand) > count:
+            hand.pop()
+        while len(hand) < count:
+            hand.append(None)
+        self.emit("check_table", seat, t_ns, f"Operator: {self.name(seat)} holds {count} cards",
+                  problem="corrected_hand", was=before, now=count)
+
     # ---- what the outside world reads ----------------------------------------
     def final(self) -> dict[str, Any]:
         return {

@@ -84,6 +84,8 @@ class Slapjack(Game):
         """A slap on a window already won: the pile is gone, but the first such
         slap is the runner-up, and it sets the winning margin."""
         award = w.award
+        if award is not None:
+            award.evidence.setdefault("slaps", {}).setdefault(seat, t_ns)   # every first contact, for disputes
         if award is not None and award.seat != seat and award.get("margin_us") is None:
             margin = t_ns - award.t_ns
             award.fields["margin_us"] = margin // 1000
@@ -145,7 +147,7 @@ class Slapjack(Game):
             say += ", a dead heat within the margin, settled by turn order"
         w.award = self.emit("wins_pile", winner, t_ns, say, cards=cards,
                             margin_us=None if margin is None else margin // 1000, tie=tie, **extra)
-        w.award.evidence = {"card_t_ns": w.opened_ns, "slaps": w.slaps, "close_ns": w.close_ns}
+        w.award.evidence = {"card_t_ns": w.opened_ns, "slaps": dict(w.slaps), "close_ns": w.close_ns}
         w.decided = True
         if w.close_ns is None:
             w.close_ns = self.now + self.window_ns

@@ -76,6 +76,7 @@ class SimTable:
         self.pace = pace            # called with the virtual time before each step (the demo sleeps there)
         self.rng = random.Random(seed)
         self.seed = seed
+        self.human_seats: set[int] = set()     # seats a visitor plays: their slaps come from outside
         self.session = session or Session.create(game, players, seed=seed, options=options, strict=False,
                                                  holdback_ns=int(self.config.holdback_ms * MS))
         if on_ruling is not None:
@@ -104,6 +105,10 @@ class SimTable:
     def _at(self, t_ns: int, kind: str, payload: Any = None) -> None:
         heapq.heappush(self._queue, (t_ns, self._seq, kind, payload))
         self._seq += 1
+
+    def inject(self, event: Event, latency_ns: int = 200_000) -> None:
+        """Something a person did at the table (a visitor's slap), to be heard `latency_ns` later."""
+        self._sensor(event, latency_ns)
 
     def _sensor(self, event: Event, latency_ns: int) -> None:
         """The event happened at its t_ns; the referee hears of it `latency_ns` later."""
@@ -163,7 +168,7 @@ class SimTable:
         seat = game.turn
         if seat is None:
             return
-        if isinstance(game, Slapstick) and self._slapstick_press(seat):
+        if isinstance(game, Slapstick) and seat not in self.human_seats and self._slapstick_press(seat):
             return
         self.last_card_t = self.now
         self._plays_sent += 1
@@ -202,7 +207,8 @@ class SimTable:
         self._seen_cards = game.cards_laid
 
     def _slap_window(self, w: Window) -> None:
-        eligible = [s for s in range(self.game.n) if self.game.status[s] in ("in", "waiting")]
+        eligible = [s for s in range(self.game.n)
+                    if self.game.status[s] in ("in", "waiting") and s not in self.human_seats]
         for seat in eligible:
             if self.rng.random() < self.bots[seat].miss_rate:
                 continue
@@ -214,7 +220,7 @@ class SimTable:
         if isinstance(game, Slapstick):
             return
         for seat in range(game.n):
-            if game.status[seat] not in ("in", "waiting"):
+            if game.status[seat] not in ("in", "waiting") or seat in self.human_seats:
                 continue
             bot = self.bots[seat]
             roll = self.rng.random()
