@@ -1,0 +1,45 @@
+"""The kiosk demo: a whole headless game from the command line, and a demo that
+keeps its journal bounded while games go by."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from referee.journal import Journal
+from tabletop.demo import DemoTable
+from tests.conftest import ROOT
+
+
+def test_headless_demo_plays_a_whole_game_with_a_winner(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "referee", "demo", "--games", "1", "--headless",
+                           "--journal", str(tmp_path / "demo.db")],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("=== Game 1 (slapjack):") and "wins" in last, done.stdout[-2000:]
+    assert "Traceback" not in done.stderr
+
+
+def test_demo_journal_keeps_only_the_newest_games(tmp_path: Path) -> None:
+    results = []
+    demo = DemoTable(games=7, headless=True, vision=False, journal_path=tmp_path / "demo.db", keep_games=3,
+                     on_game=lambda n, r: results.append(r))
+    assert demo.run() == 0
+    assert len(results) == 7 and all(r is not None and r.ended_by == "rules" for r in results)
+    with Journal(tmp_path / "demo.db") as journal:
+        games = journal.games()
+    assert len(games) == 3
+    assert [g.game_id for g in games] == [r.game for r in results[-3:]]
+
+
+def test_visitor_seat_is_left_to_the_visitor(tmp_path: Path) -> None:
+    demo = DemoTable(games=1, game="irish-snap", headless=True, vision=False, journal_path=tmp_path / "demo.db")
+    assert demo.join()["seat"] == 0
+    played = []
+    demo.on_game = lambda n, r: played.append(demo.table)
+    demo.run()
+    table = played[0]
+    assert table.sim.human_seats == {0}
+    # nobody slapped for seat 0: the bots left it to the visitor (who never slapped)
+    assert all(seat != 0 for _t, e in table.sim.arrivals for seat in [getattr(e, "seat", None)])
