@@ -61,14 +61,18 @@ def build_pads(config: TableConfig, *, pin_factory: Any = None) -> Any:
         raise TableSetupError(f"[pads] {pads.backend}: {type(exc).__name__}: {exc}") from None
 
 
-def build_camera(config: TableConfig) -> tuple[Callable[[], Any], Any] | None:
-    """(open the camera, the vision pipeline), or None when cards come from elsewhere."""
+def build_camera(config: TableConfig, recognizer: Any = None) -> tuple[Callable[[], Any], Any] | None:
+    """(open the camera, the vision pipeline), or None when cards come from elsewhere.
+    `recognizer`: a deck learned by `referee calibrate deck` (default: the stock recognizer)."""
     cam = config.camera
     if cam.source in ("sim", "none"):
         return None
     try:
         from referee.vision.pipeline import CardPipeline
-        pipeline = CardPipeline(cam.pile or None)
+        if recognizer is not None:
+            pipeline = CardPipeline(cam.pile or None, recognizer=recognizer, min_conf=recognizer.min_conf)
+        else:
+            pipeline = CardPipeline(cam.pile or None)
         from hardware import camera
         if cam.source == "picamera2":
             return (lambda: camera.Picamera2Source()), pipeline
@@ -160,8 +164,20 @@ def game_options(config: TableConfig, pads: Any) -> dict[str, Any]:
     return options
 
 
+def load_profile(config: TableConfig, path: str) -> tuple[TableConfig, Any]:
+    """Apply a calibration profile: (the config with its measurements, the learned deck or None)."""
+    try:
+        from calibration.apply import apply_profile, deck_recognizer
+        from calibration.profile import load as load_profile_file
+        from pathlib import Path
+        profile = load_profile_file(path)
+        return apply_profile(config, profile), deck_recognizer(profile, Path(path).parent)
+    except Exception as exc:
+        raise TableSetupError(f"[profile] {path}: {exc}") from None
+
+
 def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = False, journal: bool = True,
-                clock: Callable[[], int] = time.monotonic_ns, seed: int = 0) -> Table:
+                clock: Callable[[], int] = time.monotonic_ns, seed: int = 0, recognizer: Any = None) -> Table:
     pads = build_pads(config, pin_factory=pin_factory)
     parts: list[Any] = [pads]
     try:
@@ -193,7 +209,7 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
         else:
             session = Session(blind, holdback_ns=holdback, strict=False)
         sources: list[Any] = [PadEventSource(pads)]
-        camera = build_camera(config)
+        camera = build_camera(config, recognizer)
         if camera is not None:
             open_camera, pipeline = camera
             sources.append(CameraEventSource(open_camera, pipeline, frozen_after_s=config.camera.frozen_after_s))

@@ -8,7 +8,7 @@ import threading
 
 from referee.config import ConfigError, load
 
-from .build import TableSetupError, build_table, check
+from .build import TableSetupError, build_table, check, load_profile
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -16,6 +16,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", required=True, help="table config (TOML)")
     p.add_argument("--check", action="store_true", help="validate the config and the hardware it names, then exit")
     p.add_argument("--resume", action="store_true", help="continue the last unfinished game from the journal")
+    p.add_argument("--profile", help="calibration profile (TOML) from `referee calibrate`: pile region, latency, "
+                                     "pad offsets, the learned deck")
     p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (tests, demos)")
     p.set_defaults(run=run)
 
@@ -26,6 +28,13 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"referee run: {exc}", file=sys.stderr)
         return 2
+    recognizer = None
+    if args.profile:
+        try:
+            config, recognizer = load_profile(config, args.profile)
+        except TableSetupError as exc:
+            print(f"referee run: {exc}", file=sys.stderr)
+            return 2
     if args.check:
         lines = check(config)
         for ok, line in lines:
@@ -38,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
                                                port=config.kiosk.port, pin=config.kiosk.operator_pin,
                                                journal=config.journal.path))
     try:
-        table = build_table(config, resume=args.resume)
+        table = build_table(config, resume=args.resume, recognizer=recognizer)
     except TableSetupError as exc:
         print(f"referee run: {exc}", file=sys.stderr)
         return 2
