@@ -118,6 +118,22 @@ def optional(name: str) -> list[str]:
         return [f"## {name}", "", f"FAILED: {type(exc).__name__}: {exc}", ""]
 
 
+def screenshots() -> list[str]:
+    """The dashboard's main view and review page, saved under bench/screens/ (headless Chromium)."""
+    lines = ["## Dashboard screenshots", ""]
+    try:
+        from referee.web import screens
+    except ImportError as exc:
+        return lines + [f"skipped: {exc}", ""]
+    missing = screens.browser_missing()
+    if missing:
+        return lines + [f"skipped: {missing}", ""]
+    out = ROOT / "bench" / "screens"
+    saved = screens.save_screenshots(out)
+    names = [Path(p).name for p in saved] if saved else sorted(p.name for p in out.glob("*.png"))
+    return lines + [f"Saved to bench/screens/: {', '.join(names)}", ""]
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -133,7 +149,8 @@ def machine() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
-    parser.add_argument("--only", choices=["rules", "pads", "runtime", "vision"], help="run one part")
+    parser.add_argument("--only", choices=["rules", "pads", "runtime", "vision", "calibration", "demo", "screens"],
+                        help="run one part")
     parser.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
     args = parser.parse_args()
     repeats, games = (3, 3) if args.quick else (7, 10)
@@ -146,6 +163,12 @@ def main() -> int:
         parts += optional("bench_runtime")
     if args.only in (None, "vision"):
         parts += optional("bench_vision")
+    if args.only in (None, "calibration"):
+        parts += optional("bench_calibration")
+    if args.only in (None, "demo"):
+        parts += optional("bench_demo")
+    if args.only in (None, "screens"):
+        parts += screenshots()
     command = "make bench" + (f" ARGS='{' '.join(sys.argv[1:])}'" if sys.argv[1:] else "")
     header = ["# Benchmark results", "",
               f"Command: `{command}` (runs `python bench/run.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}`)",
