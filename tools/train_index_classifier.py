@@ -11,6 +11,7 @@ usage: nice python tools/train_index_classifier.py [--scenes 2500] [--epochs 25]
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import sys
 import time
@@ -27,6 +28,69 @@ from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, In
 from referee.vision.index_detect import features, find_blobs, pair_candidates, prepare  # noqa: E402
 
 DECK = standard_deck() + [Card(JOKER)] * 4
+FONT_DIR = Path("/usr/share/fonts/truetype")
+# Index faces from Debian font packages (fonts-dejavu, fonts-liberation, fonts-freefont-ttf),
+# read at training time only: serif faces first, as printed on most playing cards.
+TEXT_FONTS = [
+    "dejavu/DejaVuSerif.ttf", "dejavu/DejaVuSerif-Bold.ttf", "dejavu/DejaVuSerifCondensed.ttf",
+    "dejavu/DejaVuSerifCondensed-Bold.ttf", "liberation/LiberationSerif-Regular.ttf",
+    "liberation/LiberationSerif-Bold.ttf", "freefont/FreeSerif.ttf", "freefont/FreeSerifBold.ttf",
+    "dejavu/DejaVuSans.ttf", "dejavu/DejaVuSans-Bold.ttf", "dejavu/DejaVuSansCondensed.ttf",
+    "dejavu/DejaVuSansCondensed-Bold.ttf", "liberation/LiberationSans-Regular.ttf",
+    "liberation/LiberationSans-Bold.ttf", "liberation/LiberationSansNarrow-Regular.ttf",
+    "liberation/LiberationSansNarrow-Bold.ttf", "freefont/FreeSans.ttf", "freefont/FreeSansBold.ttf",
+    "dejavu/DejaVuSans-ExtraLight.ttf",
+]
+SUIT_FONTS = ["dejavu/DejaVuSans.ttf", "dejavu/DejaVuSans-Bold.ttf", "dejavu/DejaVuSerif.ttf",
+              "freefont/FreeSerif.ttf", "freefont/FreeSans.ttf"]
+
+
+def installed(names: list[str]) -> list[str]:
+    """The font files of `names` present on this machine."""
+    return [str(FONT_DIR / n) for n in names if (FONT_DIR / n).exists()]
+
+
+TTF_TEXT = installed(TEXT_FONTS)
+TTF_SUIT = installed(SUIT_FONTS)
+
+
+def ttf_style(rng: random.Random) -> render.CardStyle:
+    """A random deck look whose index is set in a real TrueType face (serif weighted)."""
+    serif = [f for f in TTF_TEXT if "Serif" in f]
+    light = [f for f in TTF_TEXT if "Light" in f]
+    u = rng.random()
+    font = rng.choice(light if light and u < 0.2 else serif if serif and u < 0.65 else TTF_TEXT)
+    # many printed indices are light faces with hairline strokes: thin most faces by erosion
+    thick = rng.choice((1, 1, 2, 3)) if "Light" in font else rng.choice((-1, -1, 0, 0, 0, 1, 1, 2))
+    rank_h = rng.uniform(0.12, 0.25)
+    rr = rng.randint(175, 245)
+    red = (rng.randint(20, 100), rng.randint(20, min(110, rr - 100)), rr)
+    k = rng.randint(10, 75)
+    black = (k + rng.randint(0, 10), k, k)
+    base = rng.uniform(205, 250)
+    return render.CardStyle(
+        font=font, thickness=thick, rank_h=rank_h,
+        stroke=rng.choice(((1, 1), (1, 1), (1, 1), (rng.randint(3, 9), rng.randint(1, 3)))),
+        rank_w=rank_h * rng.uniform(0.5, 0.85), suit_h=rank_h * rng.uniform(0.5, 0.85),
+        index_x=rng.uniform(0.08, 0.14), index_y=rng.uniform(0.04, 0.07), gap=rng.uniform(0.005, 0.04),
+        four_corners=rng.random() < 0.25,
+        paper=tuple(int(np.clip(base + rng.uniform(-10, 6), 0, 255)) for _ in range(3)),  # type: ignore[arg-type]
+        frame=rng.random() < 0.6, pip_h=rng.uniform(0.12, 0.17),
+        suit_font=rng.choice(TTF_SUIT) if TTF_SUIT and rng.random() < 0.5 else None,
+        suit_aspect=rng.uniform(0.85, 1.2), red=red, black=black,
+        suit_dx=rng.choice((0.0, rng.uniform(-0.25, 0.25) * rank_h)), ten_w=rng.uniform(1.1, 1.7),
+        flat_three=rng.random() < 0.4)
+
+
+def pick_style(rng: random.Random) -> render.CardStyle:
+    """TrueType faces most of the time, the project's Hershey looks for the rest."""
+    u = rng.random()
+    if TTF_TEXT and u < 0.65:
+        return ttf_style(rng)
+    if u < 0.85:
+        st = render.random_style(rng)
+        return dataclasses.replace(st, flat_three=rng.random() < 0.3)
+    return rng.choice(list(render.STYLES.values()))
 
 
 def make_scene(rng: random.Random) -> tuple[np.ndarray, list[render.Placement], np.ndarray]:
@@ -35,15 +99,15 @@ def make_scene(rng: random.Random) -> tuple[np.ndarray, list[render.Placement], 
     if crop:
         h, w = 356, 232
         img = render.random_table(rng, (h, w))
-        st = rng.choice([render.random_style(rng), render.STYLES["vienna"]])
+        st = rng.choice([pick_style(rng), pick_style(rng), render.STYLES["vienna"]])
         ps = [render.Placement(rng.choice(DECK), (w / 2 + rng.uniform(-4, 4), h / 2 + rng.uniform(-4, 4)),
                                w * rng.uniform(0.92, 1.02), rng.choice((0, 180)) + rng.uniform(-3, 3), st)]
     else:
         size = rng.choice((480, 600, 720))
         h = w = size
         img = render.random_table(rng, (h, w))
-        st = rng.choice([render.random_style(rng)] * 3 + list(render.STYLES.values()))
-        width = rng.uniform(0.2, 0.36) * size
+        st = pick_style(rng)
+        width = rng.uniform(0.2, 0.45) * size
         cx, cy = rng.uniform(0.35, 0.65) * size, rng.uniform(0.35, 0.65) * size
         ps = []
         for card in rng.sample(DECK, rng.randint(1, 4)):
@@ -67,7 +131,7 @@ def make_scene(rng: random.Random) -> tuple[np.ndarray, list[render.Placement], 
         render.draw_hand(hm, random.Random(seed), center, hsize)
         ids[hm.max(2) > 0] = -1
     img = render.finish(img, rng, light=rng.uniform(0.7, 1.15), glare=rng.choice((0, 0, 0.3, 0.7)),
-                        blur=rng.choice((0, 0, 0.7, 1.0, 1.5)), noise=rng.uniform(0, 7))
+                        blur=rng.choice((0, 0, 0.7, 1.0, 1.5, 2.0)), noise=rng.uniform(0, 7))
     if rng.random() < 0.5:  # JPEG artefacts, as on real photos
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(50, 95)])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -129,13 +193,32 @@ def build(n_scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return np.concatenate(Xs), np.concatenate(Rs), np.concatenate(Ss)
 
 
-def train(X: np.ndarray, yr: np.ndarray, ys: np.ndarray, epochs: int, seed: int) -> IndexMLP:
+def _build_chunk(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    cv2.setNumThreads(1)
+    return build(*args)
+
+
+def build_parallel(n_scenes: int, seed: int, jobs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`build` split over `jobs` processes (chunk k renders with seed*1000+k)."""
+    if jobs <= 1:
+        return build(n_scenes, seed)
+    import multiprocessing as mp
+
+    chunks = [(n_scenes // jobs + (k < n_scenes % jobs), seed * 1000 + k) for k in range(jobs)]
+    with mp.get_context("fork").Pool(jobs) as pool:
+        parts = pool.map(_build_chunk, chunks)
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
+
+
+def train(X: np.ndarray, yr: np.ndarray, ys: np.ndarray, epochs: int, seed: int,
+          hidden: tuple[int, int] = (256, 128), noise: float = 0.3, drop: float = 0.15,
+          decay: float = 5e-4) -> IndexMLP:
     """Adam on the summed cross-entropy of both heads (suit loss only where a suit exists)."""
     g = np.random.default_rng(seed)
     n, d = X.shape
     mean, std = X.mean(0), X.std(0) + 0.05
     Xn = ((X - mean) / std).astype(np.float32)
-    h1, h2 = 160, 96
+    h1, h2 = hidden
     P = {"w1": g.normal(0, np.sqrt(2 / d), (d, h1)), "b1": np.zeros(h1), "w2": g.normal(0, np.sqrt(2 / h1), (h1, h2)),
          "b2": np.zeros(h2), "wr": g.normal(0, np.sqrt(1 / h2), (h2, len(RANK_CLASSES))), "br": np.zeros(len(RANK_CLASSES)),
          "ws": g.normal(0, np.sqrt(1 / h2), (h2, len(SUIT_CLASSES))), "bs": np.zeros(len(SUIT_CLASSES))}
@@ -151,8 +234,9 @@ def train(X: np.ndarray, yr: np.ndarray, ys: np.ndarray, epochs: int, seed: int)
         for s in range(0, n, bs):
             b = order[s:s + bs]
             x = Xn[b]
-            if ep < epochs - 2:
-                x = x + g.normal(0, 0.1, x.shape).astype(np.float32)
+            if ep < epochs - 2:  # input noise and dropout against memorising the rendered faces
+                x = x + g.normal(0, noise, x.shape).astype(np.float32)
+                x = x * (g.random(x.shape) > drop).astype(np.float32)
             a1 = np.maximum(x @ P["w1"] + P["b1"], 0)
             a2 = np.maximum(a1 @ P["w2"] + P["b2"], 0)
             zr = a2 @ P["wr"] + P["br"]
@@ -170,7 +254,7 @@ def train(X: np.ndarray, yr: np.ndarray, ys: np.ndarray, epochs: int, seed: int)
             step += 1
             rate = lr * (0.5 * (1 + np.cos(np.pi * ep / epochs)))
             for k in P:
-                G[k] = G[k] + (1e-4 * P[k] if k.startswith("w") else 0)
+                G[k] = G[k] + (decay * P[k] if k.startswith("w") else 0)
                 M[k] = 0.9 * M[k] + 0.1 * G[k]
                 V[k] = 0.999 * V[k] + 0.001 * G[k] ** 2
                 P[k] -= rate * (M[k] / (1 - 0.9 ** step)) / (np.sqrt(V[k] / (1 - 0.999 ** step)) + 1e-8)
@@ -196,19 +280,26 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=25)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
-    ap.add_argument("--cache", type=Path, default=None, help="npz to reuse rendered features from")
+    ap.add_argument("--cache", type=Path, nargs="*", default=[],
+                    help="npz file(s) to reuse rendered features from (written when absent: the first)")
+    ap.add_argument("--hidden", default="256,128", help="hidden layer sizes")
+    ap.add_argument("--jobs", type=int, default=1, help="processes rendering scenes")
+    ap.add_argument("--build-only", action="store_true", help="render into --cache and stop")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    if args.cache and args.cache.exists():
-        z = np.load(args.cache)
-        X, yr, ys = z["X"], z["yr"], z["ys"]
+    if args.cache and all(c.exists() for c in args.cache):
+        zs = [np.load(c) for c in args.cache]
+        X, yr, ys = (np.concatenate([z[k] for z in zs]) for k in ("X", "yr", "ys"))
     else:
-        X, yr, ys = build(args.scenes, args.seed)
+        X, yr, ys = build_parallel(args.scenes, args.seed, args.jobs)
         if args.cache:
-            np.savez(args.cache, X=X, yr=yr, ys=ys)
+            np.savez(args.cache[0], X=X, yr=yr, ys=ys)
+    if args.build_only:
+        return
     print(f"{len(X)} samples, {(yr != RANK_CLASSES.index('-')).sum()} positives")
     n_val = len(X) // 10
-    model = train(X[n_val:], yr[n_val:], ys[n_val:], args.epochs, args.seed)
+    hidden = tuple(int(v) for v in args.hidden.split(","))
+    model = train(X[n_val:], yr[n_val:], ys[n_val:], args.epochs, args.seed, hidden)  # type: ignore[arg-type]
     calibrate(model, X[:n_val], yr[:n_val])
     pr, ps = model.predict(X[:n_val])
     print(f"held-out rank accuracy {(pr.argmax(1) == yr[:n_val]).mean():.4f}")

@@ -37,8 +37,20 @@ def _heart(img: np.ndarray, c: tuple[float, float], h: float, col: tuple[int, ..
 
 
 def draw_suit(img: np.ndarray, suit: str, center: tuple[float, float], h: float,
-              color: tuple[int, ...], *, flip: bool = False) -> None:
-    """Fill a suit symbol of height `h` px centred at `center` (upside down if `flip`)."""
+              color: tuple[int, ...], *, flip: bool = False, font: str | None = None,
+              aspect: float = 1.0) -> None:
+    """Fill a suit symbol of height `h` px centred at `center` (upside down if `flip`).
+    With `font` (a TrueType path, training only) the font's own suit glyph is drawn,
+    its width scaled by `aspect`."""
+    if font is not None:
+        m = ttf_canvas(SUIT_CHARS[suit], font)
+        ys, xs = np.nonzero(m > 64)
+        m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        hh = max(2, int(round(h)))
+        ww = max(2, int(round(h * aspect * m.shape[1] / m.shape[0])))
+        m = cv2.resize(m, (ww, hh), interpolation=cv2.INTER_AREA)
+        paste_mask(img, m, int(round(center[0] - ww / 2)), int(round(center[1] - hh / 2)), color, flip=flip)
+        return
     s = -1.0 if flip else 1.0
     if suit == "D":
         poly = [(0, -0.5), (0.37, 0), (0, 0.5), (-0.37, 0)]
@@ -61,18 +73,62 @@ def draw_suit(img: np.ndarray, suit: str, center: tuple[float, float], h: float,
         raise ValueError(f"unknown suit {suit!r}")
 
 
-def text_mask(text: str, font: int, thickness: int, w: float, h: float,
-              stroke: tuple[int, int] = (1, 1)) -> np.ndarray:
-    """`text` drawn in a Hershey font, stretched to exactly w x h px (uint8 0/255).
+SUIT_CHARS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+_TTF_CACHE: dict[tuple[str, str], np.ndarray] = {}
+
+
+def ttf_canvas(text: str, path: str, px: int = 96) -> np.ndarray:
+    """`text` drawn white on black from a TrueType font file, with a 20 px margin.
+
+    Training-time only (the classifier is trained on cards drawn in real fonts):
+    Pillow is imported here, so the referee itself never needs it."""
+    key = (text, path)
+    if key not in _TTF_CACHE:
+        from PIL import Image, ImageDraw, ImageFont  # noqa: PLC0415  (training-only dependency)
+
+        f = ImageFont.truetype(path, px)
+        x0, y0, x1, y1 = f.getbbox(text)
+        im = Image.new("L", (x1 - x0 + 40, y1 - y0 + 40), 0)
+        ImageDraw.Draw(im).text((20 - x0, 20 - y0), text, fill=255, font=f)
+        _TTF_CACHE[key] = np.asarray(im, np.uint8)
+    return _TTF_CACHE[key].copy()
+
+
+def _flat_top_three(m: np.ndarray) -> np.ndarray:
+    """A "3" redrawn with a flat top bar and a diagonal into its lower bowl (as on many card indices)."""
+    h, w = m.shape
+    dt = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3)
+    sw = max(2, int(round(2 * np.percentile(dt[dt > 0], 90))))
+    out = m.copy()
+    cut = int(0.44 * h)
+    out[:cut] = 0
+    cv2.rectangle(out, (int(0.08 * w), 0), (w - 1, sw - 1), 255, -1)
+    cv2.line(out, (int(w - 0.6 * sw), sw // 2), (int(0.4 * w), cut + sw // 2), 255, sw, cv2.LINE_AA)
+    return out
+
+
+def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
+              stroke: tuple[int, int] = (1, 1), flat_three: bool = False) -> np.ndarray:
+    """`text` drawn in a Hershey font (or a TrueType file when `font` is a path),
+    stretched to exactly w x h px (uint8 0/255).
     `stroke` (kx, ky) thickens vertical/horizontal strokes unequally, like a serif face."""
-    scale = 4.0
-    (tw, th), base = cv2.getTextSize(text, font, scale, thickness * 4)
-    canvas = np.zeros((th + base + 40, tw + 40), np.uint8)
-    cv2.putText(canvas, text, (20, th + 20), font, scale, 255, thickness * 4, cv2.LINE_AA)
+    if isinstance(font, str):
+        canvas = ttf_canvas(text, font)
+        if thickness != 1:  # 0: thinner, 2+: bolder than the face itself
+            k = 2 * abs(thickness - 1) + 1
+            op = cv2.erode if thickness < 1 else cv2.dilate
+            canvas = op(canvas, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    else:
+        scale = 4.0
+        (tw, th), base = cv2.getTextSize(text, font, scale, thickness * 4)
+        canvas = np.zeros((th + base + 40, tw + 40), np.uint8)
+        cv2.putText(canvas, text, (20, th + 20), font, scale, 255, thickness * 4, cv2.LINE_AA)
     if stroke != (1, 1):
         canvas = cv2.dilate(canvas, np.ones((max(1, stroke[1]), max(1, stroke[0])), np.uint8))
     ys, xs = np.nonzero(canvas > 64)
     canvas = canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    if flat_three and text == "3":
+        canvas = _flat_top_three(canvas)
     return cv2.resize(canvas, (max(1, int(w)), max(1, int(h))), interpolation=cv2.INTER_AREA)
 
 

@@ -167,9 +167,33 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     return out
 
 
-def _patch(frame: Frame, blobs: tuple[Blob, ...], ux: float, uy: float, size: int) -> tuple[np.ndarray, float, float]:
-    """The blobs' ink drawn upright in a size x size patch (aspect kept); returns (patch, w, h)."""
+def _blob_mask(frame: Frame, blobs: tuple[Blob, ...]) -> tuple[np.ndarray, int, int, np.ndarray]:
+    """(mask of the blobs' ink over their bounding box, x0, y0, their points)."""
+    x0 = min(b.x for b in blobs)
+    y0 = min(b.y for b in blobs)
+    x1 = max(b.x + b.w for b in blobs)
+    y1 = max(b.y + b.h for b in blobs)
+    sub = frame.labels[y0:y1, x0:x1]
+    if len(blobs) == 1:
+        mask = (sub == blobs[0].idx).astype(np.uint8) * 255
+    else:
+        mask = np.zeros(sub.shape, np.uint8)
+        for b in blobs:
+            mask[sub == b.idx] = 255
     pts = np.concatenate([b.pts for b in blobs]) if len(blobs) > 1 else blobs[0].pts
+    return mask, x0, y0, pts
+
+
+def _patch(frame: Frame, blobs: tuple[Blob, ...], ux: float, uy: float, size: int,
+           cache: dict | None = None) -> tuple[np.ndarray, float, float]:
+    """The blobs' ink drawn upright in a size x size patch (aspect kept); returns (patch, w, h)."""
+    key = tuple(b.idx for b in blobs)
+    if cache is not None and key in cache:
+        mask, x0, y0, pts = cache[key]
+    else:
+        mask, x0, y0, pts = _blob_mask(frame, blobs)
+        if cache is not None:
+            cache[key] = (mask, x0, y0, pts)
     ox, oy = float(blobs[0].cx), float(blobs[0].cy)
     a0, a1, b0, b1 = _extent(pts, ox, oy, ux, uy)
     w, h = a1 - a0, b1 - b0
@@ -179,14 +203,6 @@ def _patch(frame: Frame, blobs: tuple[Blob, ...], ux: float, uy: float, size: in
     # dst (px, py) -> src = o + (ca + (px - size/2) k) v + (cb + (py - size/2) k) u
     m = np.array([[vx * k, ux * k, ox + (ca - size / 2 * k) * vx + (cb - size / 2 * k) * ux],
                   [vy * k, uy * k, oy + (ca - size / 2 * k) * vy + (cb - size / 2 * k) * uy]], np.float32)
-    x0 = min(b.x for b in blobs)
-    y0 = min(b.y for b in blobs)
-    x1 = max(b.x + b.w for b in blobs)
-    y1 = max(b.y + b.h for b in blobs)
-    sub = frame.labels[y0:y1, x0:x1]
-    mask = np.zeros(sub.shape, np.uint8)
-    for b in blobs:
-        mask[sub == b.idx] = 255
     m[0, 2] -= x0
     m[1, 2] -= y0
     p = cv2.warpAffine(mask, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
@@ -210,12 +226,13 @@ def _context(frame: Frame, cand: Candidate) -> np.ndarray:
 def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
     """One feature row per candidate: rank patch, suit patch, context patch, geometry."""
     X = np.zeros((len(cands), N_FEATURES), np.float32)
+    cache: dict = {}
     for n, cd in enumerate(cands):
-        rp, rw, rh = _patch(frame, cd.rank, cd.ux, cd.uy, RANK_PATCH)
-        sp, sw, sh = _patch(frame, (cd.suit,), cd.ux, cd.uy, SUIT_PATCH)
+        rp, rw, rh = _patch(frame, cd.rank, cd.ux, cd.uy, RANK_PATCH, cache)
+        sp, sw, sh = _patch(frame, (cd.suit,), cd.ux, cd.uy, SUIT_PATCH, cache)
         ctx = _context(frame, cd)
         L = cd.scale
-        red = np.mean([b.red for b in cd.rank])
+        red = sum(b.red for b in cd.rank) / len(cd.rank)
         geom = [rw / L, rh / L, sw / L, sh / L, len(cd.rank) - 1, min(red, 150) / 100.0,
                 cd.suit.area / max(1.0, sum(b.area for b in cd.rank)), min(cd.suit.red, 150) / 100.0]
         rp = cv2.GaussianBlur(rp, (3, 3), 0)  # soften stroke-width differences between fonts

@@ -44,7 +44,7 @@ _PIPS: dict[str, list[tuple[float, float]]] = {
 class CardStyle:
     """How a deck looks: index font, sizes (fractions of card width) and paper."""
 
-    font: int = cv2.FONT_HERSHEY_COMPLEX
+    font: int | str = cv2.FONT_HERSHEY_COMPLEX  # Hershey id, or a TrueType path (training only)
     thickness: int = 2
     rank_h: float = 0.17
     rank_w: float = 0.11      # width of one character
@@ -57,6 +57,13 @@ class CardStyle:
     frame: bool = True        # thin blue frame round the centre (as on many decks)
     pip_h: float = 0.15
     stroke: tuple[int, int] = (1, 1)  # extra (vertical, horizontal) stroke weight, see glyphs.text_mask
+    suit_font: str | None = None  # TrueType path for the index suit (training only); None: glyphs.draw_suit shapes
+    suit_aspect: float = 1.0      # index suit width stretch (TrueType suits)
+    suit_dx: float = 0.0          # index suit offset sideways from the rank's centre (fraction of card width)
+    ten_w: float = 1.6            # width of "10" in single-character widths
+    flat_three: bool = False      # draw the index "3" with a flat top bar
+    red: tuple[int, int, int] = RED
+    black: tuple[int, int, int] = BLACK
 
 
 STYLES: dict[str, CardStyle] = {
@@ -99,12 +106,15 @@ def _draw_index(img: np.ndarray, card: Card, st: CardStyle, color: tuple[int, ..
             y += lh * 1.2
         return
     nchar = 2 if card.rank == "10" else 1
-    m = text_mask(card.rank, st.font, st.thickness, st.rank_w * W * (1.6 if nchar == 2 else 1), rh, st.stroke)
+    m = text_mask(card.rank, st.font, st.thickness, st.rank_w * W * (st.ten_w if nchar == 2 else 1), rh, st.stroke,
+                  st.flat_three)
     y = st.index_y * W
     yy = int(H - y - rh) if flip else int(y)
     paste_mask(img, m, int(cx - m.shape[1] / 2), yy, color, flip=flip)
     sy = y + rh + st.gap * W + st.suit_h * W / 2
-    draw_suit(img, card.suit, (cx, H - sy if flip else sy), st.suit_h * W, color, flip=flip)
+    sx = cx + (-st.suit_dx if flip else st.suit_dx) * W
+    draw_suit(img, card.suit, (sx, H - sy if flip else sy), st.suit_h * W, color, flip=flip,
+              font=st.suit_font, aspect=st.suit_aspect)
 
 
 def _draw_court(img: np.ndarray, card: Card, st: CardStyle, color: tuple[int, ...], rng: random.Random) -> None:
@@ -143,7 +153,7 @@ def render_card(card: Card, style: CardStyle | None = None, *, rng: random.Rando
     W, H = CARD_W, CARD_H
     img = np.empty((H, W, 3), np.uint8)
     img[:] = st.paper
-    color = RED if card.suit in ("H", "D") or (card.is_joker and rng.random() < 0.5) else BLACK
+    color = st.red if card.suit in ("H", "D") or (card.is_joker and rng.random() < 0.5) else st.black
     if st.frame:
         cv2.rectangle(img, (int(0.2 * W), int(0.13 * H)), (int(0.8 * W), int(0.87 * H)), (200, 120, 90), 1)
     for flip in (False, True):
@@ -342,12 +352,13 @@ def index_layout(card: Card, st: CardStyle) -> list[tuple[tuple[float, float, fl
                 box = (cx - hw, y, cx + hw, y + lh)
                 sy, sh = y + lh * 1.7, lh
             else:
-                hw = st.rank_w * W * (0.8 if card.rank == "10" else 0.5)
+                hw = st.rank_w * W * (st.ten_w / 2 if card.rank == "10" else 0.5)
                 box = (cx - hw, y, cx + hw, y + rh)
                 sh = st.suit_h * W
                 sy = y + rh + st.gap * W + sh / 2
+            sx = cx if card.is_joker else cx + (-st.suit_dx if flip else st.suit_dx) * W
             if flip:
                 box = (box[0], H - box[3], box[2], H - box[1])
                 sy = H - sy
-            out.append((box, (cx, sy), sh))
+            out.append((box, (sx, sy), sh))
     return out

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Pick the recognizer's confidence cut-off on RENDERED validation scenes only.
+
+Renders scenes the classifier never saw (a seed of their own, the training
+script's deck looks: TrueType and Hershey faces), runs the full recognizer
+with every candidate kept, and reports precision and recall per cut-off
+(recall counts a card when it was named at all; cards whose corners are
+hidden under others lower it, so it is a floor). Prints the lowest cut-off
+whose rendered precision reaches --precision. The real photographs in
+../shared/data are never read here: they are for measuring only.
+
+usage: nice python tools/calibrate_confidence.py [--scenes 600] [--seed 777] [--precision 0.995] [--model NPZ]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from referee.vision.classifier import MODEL_PATH, IndexMLP  # noqa: E402
+from referee.vision.recognize import recognize  # noqa: E402
+from train_index_classifier import make_scene  # noqa: E402
+
+CUTS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", type=int, default=600)
+    ap.add_argument("--seed", type=int, default=777)
+    ap.add_argument("--precision", type=float, default=0.995)
+    ap.add_argument("--model", type=Path, default=MODEL_PATH)
+    args = ap.parse_args()
+    model = IndexMLP.load(args.model)
+    cv2.setNumThreads(1)
+    rng = random.Random(args.seed)
+    confs: list[tuple[float, bool]] = []
+    n_cards = 0
+    for _ in range(args.scenes):
+        img, ps, _ids = make_scene(rng)
+        truth = {p.card for p in ps}
+        n_cards += len(truth)
+        for d in recognize(img, min_conf=0.0, include_unsure=True, model=model):
+            confs.append((d.confidence, d.card in truth))
+    c = np.array([x for x, _ in confs])
+    ok = np.array([y for _, y in confs])
+    best = None
+    print("cut  precision  recall(floor)  named")
+    for t in CUTS:
+        sel = c >= t
+        prec = ok[sel].mean() if sel.any() else 1.0
+        rec = ok[sel].sum() / max(1, n_cards)
+        print(f"{t:.2f}  {prec:.4f}     {rec:.4f}         {sel.sum()}")
+        if best is None and prec >= args.precision:
+            best = t
+    print(f"lowest cut-off with rendered precision >= {args.precision}: {best}")
+
+
+if __name__ == "__main__":
+    main()
