@@ -62,8 +62,10 @@ class CameraEventSource:
     """
 
     def __init__(self, open_camera: Callable[[], Any], pipeline: Any, *, frozen_after_s: float = 2.0,
-                 name: str = "camera", clock: Callable[[], int] = time.monotonic_ns) -> None:
+                 name: str = "camera", clock: Callable[[], int] = time.monotonic_ns,
+                 on_frame: Callable[[Any, int], None] | None = None) -> None:
         self.name = name
+        self.on_frame = on_frame          # every frame with its capture stamp (evidence, dashboard)
         self.pipeline = pipeline
         self._open = open_camera
         self._frozen_ns = int(frozen_after_s * 1e9)
@@ -86,6 +88,8 @@ class CameraEventSource:
                     if self._stop.is_set():
                         break
                     self._seen_frame()
+                    if self.on_frame is not None:
+                        self.on_frame(frame, t_ns)
                     for event in self.pipeline.feed(frame, t_ns):
                         self._queue.put(event)
                 camera.close()

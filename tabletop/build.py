@@ -22,6 +22,7 @@ from referee.runtime import TableRuntime
 from referee.session import Session, build_game
 
 from .adapters import CameraEventSource, LightsObserver, PadEventSource
+from .evidence import EvidenceKeeper
 
 
 class TableSetupError(RuntimeError):
@@ -209,12 +210,17 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
         else:
             session = Session(blind, holdback_ns=holdback, strict=False)
         sources: list[Any] = [PadEventSource(pads)]
+        observers: list[Any] = [LightsObserver(lights, patterns_for)]
         camera = build_camera(config, recognizer)
         if camera is not None:
             open_camera, pipeline = camera
-            sources.append(CameraEventSource(open_camera, pipeline, frozen_after_s=config.camera.frozen_after_s))
+            keeper = EvidenceKeeper(recorder) if recorder is not None else None
+            if keeper is not None:
+                observers.append(keeper)
+            sources.append(CameraEventSource(open_camera, pipeline, frozen_after_s=config.camera.frozen_after_s,
+                                             on_frame=None if keeper is None else keeper.add_frame))
         runtime = TableRuntime(session, sources=sources, clock=clock, announcer=announcer,
-                               observers=[LightsObserver(lights, patterns_for)], recorder=recorder)
+                               observers=observers, recorder=recorder)
         return Table(runtime, pads, lights, announcer, book, runtime.game_no)
     except Exception:
         for part in parts:

@@ -6,6 +6,9 @@ import signal
 import sys
 import threading
 
+from typing import Any
+
+from referee.cards import Card
 from referee.config import ConfigError, load
 
 from .build import TableSetupError, build_table, check, load_profile
@@ -19,6 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", help="calibration profile (TOML) from `referee calibrate`: pile region, latency, "
                                      "pad offsets, the learned deck")
     p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (tests, demos)")
+    p.add_argument("--no-dashboard", action="store_true", help="do not serve the dashboard ([kiosk] bind/port)")
     p.set_defaults(run=run)
 
 
@@ -53,6 +57,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    server = None
+    if not args.no_dashboard:
+        try:
+            server = serve_table(table, config)
+        except OSError as exc:
+            print(f"referee run: warning: no dashboard on {config.kiosk.bind}:{config.kiosk.port}: {exc}",
+                  file=sys.stderr)
     table.runtime.start()
     print(f"referee: {config.game.id} with {config.game.players} players; journal game {table.game_no}", flush=True)
     try:
@@ -64,7 +75,26 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        if server is not None:
+            server.stop()
         table.close()
     final = table.runtime.game.final()
     print(f"referee: over={final['over']} winner={final['winner']} loser={final['loser']} hands={final['hands']}")
     return 0
+
+
+def serve_table(table: Any, config: Any) -> Any:
+    """The dashboard for a real table, with the operator's corrections behind the PIN."""
+    from referee.live import TableFeed
+    from referee.web import serve
+    runtime = table.runtime
+    feed = TableFeed(runtime, operator_pin=config.kiosk.operator_pin, names=config.game.names or None)
+    feed.actions.update({
+        "pause": lambda: runtime.paused.add("operator"),
+        "resume": lambda: runtime.resume(),
+        "correct_card": lambda card: runtime.correct_top(Card.parse(card)),
+        "set_hand": lambda seat, cards: runtime.correct_hand(int(seat), int(cards)),
+    })
+    server = serve(feed, host=config.kiosk.bind, port=config.kiosk.port, journal_path=config.journal.path).start()
+    print(f"referee: dashboard on {server.url}", flush=True)
+    return server

@@ -113,10 +113,17 @@ class VisionSimTable(HardwareSimTable):
         self.on_frame = on_frame            # (frame, t_ns, events) -> None: the dashboard's camera view
         self.misread = 0
         self.unreadable = 0
+        self.keeper = None
+        if self.recorder is not None:
+            from .evidence import EvidenceKeeper
+            self.keeper = EvidenceKeeper(self.recorder)
+            self.runtime.observers.append(self.keeper)
         self._camera(self.pile.frame(), 0)
 
     def _camera(self, frame: Any, t_ns: int) -> list[Event]:
         events = self.pipeline.feed(frame, t_ns)
+        if self.keeper is not None:
+            self.keeper.add_frame(frame, t_ns)
         if self.on_frame is not None:
             self.on_frame(frame, t_ns, events)
         return events

@@ -67,3 +67,25 @@ def test_whole_game_through_the_runtime(game: str, tmp_path: Path, mock_pins: Mo
     finally:
         table.close()
         journal.close()
+
+
+def test_slap_decisions_keep_their_frames_as_evidence(tmp_path: Path) -> None:
+    from tabletop.simulated import VisionSimTable
+
+    journal = Journal(tmp_path / "journal.db")
+    table = VisionSimTable("slapjack", 3, seed=5, folder=tmp_path / "voice", journal=journal)
+    try:
+        table.sim.config = type(table.sim.config)(time_limit_s=120)
+        table.run()
+        game_no = table.recorder.game_no
+        slaps = [r for r in journal.rulings(game_no) if r.ruling.kind == "wins_pile"]
+        assert slaps, "no slap decision in two minutes of slapjack"
+        kinds = [e.kind for e in journal.evidence(slaps[0].id)]
+        assert "card_frame" in kinds and "slap_frame" in kinds
+        import cv2
+        import numpy as np
+        frame = cv2.imdecode(np.frombuffer(journal.evidence(slaps[0].id)[0].jpeg, np.uint8), cv2.IMREAD_COLOR)
+        assert frame is not None and frame.shape[0] > 100
+    finally:
+        table.close()
+        journal.close()
