@@ -269,6 +269,25 @@ class Game:
     def on_slap(self, seat: int, t_ns: int) -> None:
         raise NotImplementedError
 
+    def record_slap(self, w: Window, seat: int, t_ns: int) -> None:
+        """A slap into an open window: a player counts at most one slap per trigger."""
+        if seat in w.slaps:
+            self.ignore(seat, t_ns, "duplicate")
+        else:
+            w.slaps[seat] = t_ns
+
+    def slap_outside_window(self, seat: int, t_ns: int) -> bool:
+        """A slap with no window open: True when it must be judged (a false slap, usually);
+        False when it is ignored (empty pile, or this player already slapped this card)."""
+        if not self.pile:
+            self.ignore(seat, t_ns, "empty_pile")
+            return False
+        if seat in self.slapped_top:
+            self.ignore(seat, t_ns, "duplicate")
+            return False
+        self.slapped_top.add(seat)
+        return True
+
     def on_flinch(self, seat: int, t_ns: int) -> None:
         self.ignore(seat, t_ns, "no_flinch_here")
 

@@ -86,20 +86,11 @@ class IrishSnap(Game):
         if self.status[seat] in (FINISHED, OUT):
             self.ignore(seat, t_ns, "not_playing")
             return
-        w = self.window
-        if w is not None:
-            if seat in w.slaps:
-                self.ignore(seat, t_ns, "duplicate")
-            else:
-                w.slaps[seat] = t_ns
+        if self.window is not None:
+            self.record_slap(self.window, seat, t_ns)
             return
-        if not self.pile:
-            self.ignore(seat, t_ns, "empty_pile")
+        if not self.slap_outside_window(seat, t_ns):
             return
-        if seat in self.slapped_top:
-            self.ignore(seat, t_ns, "duplicate")
-            return
-        self.slapped_top.add(seat)
         self.emit("false_slap", seat, t_ns, f"False slap! {self.name(seat)} picks up")
         self.pick_up(seat, t_ns, "false_slap")
 

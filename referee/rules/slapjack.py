@@ -60,21 +60,13 @@ class Slapjack(Game):
             return
         w = self.window
         if w is not None and not w.decided:
-            if seat in w.slaps:
-                self.ignore(seat, t_ns, "duplicate")
-            else:
-                w.slaps[seat] = t_ns
+            self.record_slap(w, seat, t_ns)
             return
         if w is not None and w.decided:
             self.late_slap(w, seat, t_ns)
             return
-        if not self.pile:
-            self.ignore(seat, t_ns, "empty_pile")
+        if not self.slap_outside_window(seat, t_ns):
             return
-        if seat in self.slapped_top:
-            self.ignore(seat, t_ns, "duplicate")
-            return
-        self.slapped_top.add(seat)
         if self.is_trigger(self.pile[-1]):
             self.ignore(seat, t_ns, "window_closed")   # an unslapped Jack whose window ran out
             return

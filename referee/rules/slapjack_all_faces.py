@@ -75,14 +75,6 @@ class SlapjackAllFaces(Slapjack):
         self.turn = self.next_layer(last_layer)
         self.after_pile_taken(t_ns)
 
-    def settle_waiting(self, winner: int, t_ns: int) -> None:
-        if self.status[winner] == WAITING:
-            self.status[winner] = IN
-            self.emit("back_in", winner, t_ns, f"{self.name(winner)} is back in")
-        for seat in range(self.n):
-            if seat != winner and self.status[seat] == WAITING:
-                self.lose_chance(seat, t_ns)
-
     def won(self, rank: str) -> int:
         return sum(1 for cards in self.scoring for c in cards if c.rank == rank)
 
