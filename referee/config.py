@@ -7,7 +7,7 @@ falls back to a default is a wrong ruling at the table later.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -141,9 +141,10 @@ def _section(name: str, raw: Any) -> Any:
         raise ConfigError(f"[{name}] must be a table")
     defaults = cls()
     values = {}
+    names = [f.name for f in fields(cls)]
     for key, value in raw.items():
-        if key not in cls.__dataclass_fields__:
-            known = ", ".join(cls.__dataclass_fields__)
+        if key not in names:
+            known = ", ".join(names)
             raise ConfigError(f"[{name}] {key}: unknown key (known: {known})")
         values[key] = _check_type(name, key, value, getattr(defaults, key))
     return cls(**values)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .cards import Card, CardError
 from .events import US, CardSeen, Event, Flinch, Play, Press, Slap, TimeUp
@@ -44,7 +44,7 @@ class Scenario:
     names: list[str] | None = None
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -154,8 +154,11 @@ def _parse_event(item: Any, players: int, source: str, index: int) -> Event:
         return Play(t_ns)
     if kind == "time":
         return TimeUp(t_ns)
-    cls = {"slap": Slap, "flinch": Flinch, "press": Press}[kind]
-    return cls(seat(value, "seat"), t_ns)
+    if kind == "slap":
+        return Slap(seat(value, "seat"), t_ns)
+    if kind == "flinch":
+        return Flinch(seat(value, "seat"), t_ns)
+    return Press(seat(value, "seat"), t_ns)
 
 
 def replay(scenario: Scenario, *, holdback_ns: int | None = None) -> dict[str, Any]:

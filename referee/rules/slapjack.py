@@ -179,10 +179,10 @@ class SlapjackClassic(Slapjack):
             raise SetupError(f"slapjack-classic takes 2 to {top} players with {options.get('decks', 1)} deck(s), not {players}")
 
     def on_card(self, event: CardSeen | Play) -> None:
-        by = getattr(event, "by", None) if isinstance(event, CardSeen) else None
-        if by is None or by == self.turn:
+        if not isinstance(event, CardSeen) or event.by is None or event.by == self.turn:
             super().on_card(event)
             return
+        by = event.by
         if not 0 <= by < self.n:
             raise TableError(f"seat {by} is not at this table")
         self.before_card(event.t_ns)
