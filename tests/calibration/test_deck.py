@@ -36,9 +36,12 @@ def test_split_never_overlaps(learned) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_calibration_beats_the_stock_recognizer(learned) -> None:  # type: ignore[no-untyped-def]
+    """The learned deck must beat the stock recognizer on held-out shots (whatever the stock
+    recognizer's current level) and leave nothing unnamed."""
     *_, report = learned
     assert report.baseline_accuracy is not None
-    assert report.accuracy > report.baseline_accuracy + 0.3, (report.baseline_accuracy, report.accuracy)
+    assert report.accuracy > report.baseline_accuracy, (report.baseline_accuracy, report.accuracy)
+    assert report.accuracy == 1.0, (report.baseline_accuracy, report.accuracy)
 
 
 def test_every_card_named_on_held_out_shots(learned) -> None:  # type: ignore[no-untyped-def]
