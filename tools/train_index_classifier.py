@@ -79,7 +79,7 @@ def ttf_style(rng: random.Random) -> render.CardStyle:
         suit_font=rng.choice(TTF_SUIT) if TTF_SUIT and rng.random() < 0.5 else None,
         suit_aspect=rng.uniform(0.85, 1.2), red=red, black=black,
         suit_dx=rng.choice((0.0, rng.uniform(-0.25, 0.25) * rank_h)), ten_w=rng.uniform(1.1, 1.7),
-        flat_three=rng.random() < 0.4)
+        flat_three=rng.random() < 0.5)
 
 
 def pick_style(rng: random.Random) -> render.CardStyle:
@@ -89,7 +89,7 @@ def pick_style(rng: random.Random) -> render.CardStyle:
         return ttf_style(rng)
     if u < 0.85:
         st = render.random_style(rng)
-        return dataclasses.replace(st, flat_three=rng.random() < 0.3)
+        return dataclasses.replace(st, flat_three=rng.random() < 0.5)
     return rng.choice(list(render.STYLES.values()))
 
 
