@@ -14,7 +14,7 @@ from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexMLP, default_model
 from .index_detect import Candidate, features, find_blobs, pair_candidates, prepare
 
-MIN_CONFIDENCE = 0.9
+MIN_CONFIDENCE = 0.9  # tools/calibrate_confidence.py: lowest cut-off with no false name on 500 rendered scenes
 
 
 @dataclass(frozen=True)
