@@ -30,7 +30,9 @@ class HardwareSimTable:
 
     def __init__(self, game: str, players: int, *, seed: int, folder: str | Path | None = None, pin_factory: Any = None,
                  journal: Any = None, options: dict[str, Any] | None = None, speak: bool = False,
-                 announcer: Any = None, pace: Any = None, observers: Any = ()) -> None:
+                 announcer: Any = None, pace: Any = None, observers: Any = (), pad_factory: Any = None) -> None:
+        """`pin_factory`: gpiozero factory for the LEDs (None: no LEDs). `pad_factory`: a MockFactory of
+        `hardware.mock_pins.TimedMockPin` to run the real GPIO pad backend (default: SimPads)."""
         self.now = 0
         self.config = SimConfig()
         options = {"margin_wait_ms": 60, **(options or {})}   # as at the table: wait briefly to speak the margin
@@ -43,7 +45,17 @@ class HardwareSimTable:
             session = self.recorder.session
         else:
             session = Session.create(game, players, seed=seed, options=options, strict=False, holdback_ns=holdback)
-        self.pads = SimPads(players, debounce_ms=10.0, clock=lambda: self.now)
+        self.pad_pins: dict[int, Any] = {}
+        if pad_factory is not None:
+            from hardware.pads import GpioPads
+            from hardware.pins import DEFAULT_PAD_PINS, DEFAULT_PRESS_PINS
+            self.pads = GpioPads({s: DEFAULT_PAD_PINS[s] for s in range(players)},
+                                 press_pins={s: DEFAULT_PRESS_PINS[s] for s in range(players)},
+                                 pin_factory=pad_factory, debounce_ms=10.0, clock=lambda: self.now, watchdog_s=None)
+            self.pad_pins = {("slap", s): pad_factory.pin(DEFAULT_PAD_PINS[s]) for s in range(players)}
+            self.pad_pins.update({("press", s): pad_factory.pin(DEFAULT_PRESS_PINS[s]) for s in range(players)})
+        else:
+            self.pads = SimPads(players, debounce_ms=10.0, clock=lambda: self.now)
         self.lights: Any = NullLights()
         if pin_factory is not None:
             self.lights = RgbLights([DEFAULT_LIGHT_PINS[s] for s in range(players)], DEFAULT_STATUS_PINS,
@@ -64,11 +76,18 @@ class HardwareSimTable:
 
     def _deliver(self, event: Event, arrival: int) -> None:
         self.now = max(self.now, arrival)
-        if isinstance(event, Slap):
+        if self.pad_pins and isinstance(event, (Slap, Press)):
+            pin = self.pad_pins[("slap" if isinstance(event, Slap) else "press", event.seat)]
+            pin.drive(False, event.t_ns)                        # a hand closes the switch (active low)...
+            pin.drive(True, event.t_ns + 80 * MS)               # ...and lifts 80 ms later
+        elif isinstance(event, Slap):
             self.pads.slap(event.seat, event.t_ns)
         elif isinstance(event, Press):
             self.pads.press(event.seat, event.t_ns)
         elif isinstance(event, Flinch):
+            if self.pad_pins:                                   # switches cannot feel a hover: a flinch sensor can
+                self.runtime.step(event, "flinch", arrival, now_ns=arrival)
+                return
             self.pads.flinch(event.seat, event.t_ns)
         else:
             self.runtime.step(event, "camera", arrival, now_ns=arrival)

@@ -1,7 +1,9 @@
 """Whole games through the real table runtime with simulated hardware: bots
-slap SimPads (the real pad logic), LEDs on gpiozero mock pins, voice to WAV
-files, every event and ruling in the journal. Then: the journal re-judges to
-the same rulings, the LEDs show the result, and the voice files follow the rulings.
+slap GPIO pads on gpiozero mock pins (the real GpioPads backend, edges stamped
+as the kernel would), every card is rendered and read by the real vision
+pipeline, LEDs on mock PWM pins, voice to WAV files, every event and ruling in
+the journal. Then: the journal re-judges to the same rulings, the LEDs show
+the result, and the voice files follow the rulings.
 """
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from hardware.mock_pins import TimedMockPin
 from referee.journal import Journal, resume
 from referee.rules import GAMES
-from tabletop.simulated import HardwareSimTable
+from tabletop.simulated import VisionSimTable
 
 
 @pytest.fixture
@@ -32,12 +35,18 @@ def mock_pins():
 def test_whole_game_through_the_runtime(game: str, tmp_path: Path, mock_pins: MockFactory) -> None:
     players = 3 if game == "slapstick" else 4
     journal = Journal(tmp_path / "journal.db")
-    table = HardwareSimTable(game, players, seed=11, folder=tmp_path / "voice", pin_factory=mock_pins, journal=journal)
+    pads = MockFactory(pin_class=TimedMockPin)
+    table = VisionSimTable(game, players, seed=11, folder=tmp_path / "voice", pin_factory=mock_pins,
+                           pad_factory=pads, journal=journal)
     try:
         result = table.run()
         runtime = table.runtime
         state = runtime.game
         assert result.ended_by == "rules" and state.over, result.to_json()
+        # slaps came through the GPIO backend, cards through the camera pipeline
+        sources = {e.source for e in journal.events(table.recorder.game_no)}
+        assert {"pads", "camera"} <= sources, sources
+        assert any(r.kind in ("wins_pile", "picks_up") for r in state.rulings)
         assert state.total_cards() == len(state.deck(players, state.opts))
 
         # the journal holds the whole game and re-judges it to the same rulings
