@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
+
+from referee import strict_toml
 
 from . import tomlw
 
@@ -148,41 +150,9 @@ def check_table_name(table: str) -> str:
 
 
 # -- validation -----------------------------------------------------------------
-def _typed(where: str, value: Any, default: Any, item: type | None) -> Any:
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, str):
-        ok = isinstance(value, str)
-    elif isinstance(default, list):
-        ok = isinstance(value, list)
-        if ok and item is not None:
-            value = [_typed(f"{where}[{i}]", v, item(), None) for i, v in enumerate(value)]
-    elif isinstance(default, dict):
-        ok = isinstance(value, dict)
-    else:
-        ok = True
-    if not ok:
-        raise ProfileError(f"{where}: expected {type(default).__name__}, got {value!r}")
-    return value
-
-
 def _section(name: str, raw: Any) -> Any:
-    cls = SECTIONS[name]
-    if not isinstance(raw, Mapping):
-        raise ProfileError(f"[{name}] must be a table")
-    defaults = cls()
-    known = {f.name for f in fields(cls)}
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key not in known:
-            raise ProfileError(f"[{name}] {key}: unknown key (known: {', '.join(sorted(known))})")
-        values[key] = _typed(f"[{name}] {key}", value, getattr(defaults, key), _LIST_ITEM.get((name, key)))
-    section = cls(**values)
+    section = strict_toml.section(name, SECTIONS[name], raw, ProfileError,
+                                  items={key: t for (sec, key), t in _LIST_ITEM.items() if sec == name})
     _check_section(name, section)
     return section
 
@@ -260,17 +230,11 @@ def parse(data: Mapping[str, Any], source: str = "<profile>") -> Profile:
 
 
 def load(path: str | Path) -> Profile:
-    source = str(path)
+    data = strict_toml.read(path, ProfileError)
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProfileError(f"{source}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{source}: not valid TOML: {exc}") from None
-    try:
-        return parse(data, source)
+        return parse(data, str(path))
     except ProfileError as exc:
-        raise ProfileError(f"{source}: {exc}") from None
+        raise ProfileError(f"{path}: {exc}") from None
 
 
 def to_dict(profile: Profile) -> dict[str, Any]:

@@ -6,11 +6,11 @@ falls back to a default is a wrong ruling at the table later.
 """
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from . import strict_toml
 from .options import OptionError, validate
 from .rules import SetupError, UnknownGame, find_game
 
@@ -110,44 +110,13 @@ CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
 }
 
 
-def _check_type(section: str, key: str, value: Any, default: Any) -> Any:
-    where = f"[{section}] {key}"
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, str):
-        ok = isinstance(value, str)
-    elif isinstance(default, list):
-        ok = isinstance(value, list)
-    elif isinstance(default, dict):
-        ok = isinstance(value, dict)
-    else:
-        ok = True
-    if not ok:
-        raise ConfigError(f"{where}: expected {type(default).__name__}, got {value!r}")
-    allowed = CHOICES.get((section, key))
-    if allowed and value not in allowed:
-        raise ConfigError(f"{where}: must be one of {', '.join(allowed)}, not {value!r}")
-    return value
-
-
 def _section(name: str, raw: Any) -> Any:
-    cls = SECTIONS[name]
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"[{name}] must be a table")
-    defaults = cls()
-    values = {}
-    names = [f.name for f in fields(cls)]
-    for key, value in raw.items():
-        if key not in names:
-            known = ", ".join(names)
-            raise ConfigError(f"[{name}] {key}: unknown key (known: {known})")
-        values[key] = _check_type(name, key, value, getattr(defaults, key))
-    return cls(**values)
+    def choose(key: str, value: Any) -> Any:
+        allowed = CHOICES.get((name, key))
+        if allowed and value not in allowed:
+            raise ConfigError(f"[{name}] {key}: must be one of {', '.join(allowed)}, not {value!r}")
+        return value
+    return strict_toml.section(name, SECTIONS[name], raw, ConfigError, check=choose)
 
 
 def parse(data: Mapping[str, Any], source: str = "<config>") -> TableConfig:
@@ -224,14 +193,8 @@ def _check_meaning(config: TableConfig) -> None:
 
 
 def load(path: str | Path) -> TableConfig:
-    source = str(path)
+    data = strict_toml.read(path, ConfigError)
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    try:
-        return parse(data, source)
+        return parse(data, str(path))
     except ConfigError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise ConfigError(f"{path}: {exc}") from None
