@@ -7,8 +7,10 @@ the journal keeps the last games and the visitors' high scores.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
+import webbrowser
 
 from referee.events import S
 from referee.live import TableFeed
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         demo = DemoTable(feed, games=args.games, game=args.game, players=max(2, args.players), seed=args.seed,
                          speed=args.speed, headless=args.headless, vision=not args.no_vision,
-                         journal_path=args.journal, on_ruling=_print_ruling if args.headless else None,
+                         journal_path=args.journal, on_ruling=_print_ruling,
                          on_game=_print_game)
     except Exception as exc:
         print(f"referee demo: {exc}", file=sys.stderr)
@@ -72,6 +74,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"referee demo: cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
     print(f"referee demo: dashboard on {server.url} (Ctrl-C stops)", flush=True)
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform == "darwin":
+        try:
+            webbrowser.open(server.url)        # show the table straight away on a laptop
+        except webbrowser.Error:
+            pass
     done = threading.Event()
     demo.on_game = lambda n, r: (_print_game(n, r), done.set() if args.games and n >= args.games else None)
     demo.start()
