@@ -179,7 +179,8 @@ class SimTable:
         return self.game.cards_laid + self._cards_refused() < self._plays_sent
 
     def _cards_refused(self) -> int:
-        return sum(1 for r in self.game.rulings if r.kind == "check_table")
+        return sum(1 for r in self.game.rulings
+                   if r.kind == "check_table" and not str(r.fields.get("problem", "")).startswith("corrected"))
 
     def _slapstick_press(self, seat: int) -> bool:
         game = self.game
