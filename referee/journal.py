@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -261,7 +262,10 @@ class Journal:
         if not create and not self.path.is_file():
             raise JournalError(f"no journal at {self.path}")
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+            # One connection shared by the judging thread and readers (dashboard, tests): every use
+            # goes through self._lock, so sqlite3's same-thread check is not needed.
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0, check_same_thread=False)
+            self._lock = threading.RLock()
         except sqlite3.Error as exc:
             raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
         try:
@@ -302,7 +306,8 @@ class Journal:
 
     # ---- housekeeping -------------------------------------------------------------
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def __enter__(self) -> "Journal":
         return self
@@ -317,7 +322,8 @@ class Journal:
         """Read one PRAGMA (tests check journal_mode and synchronous)."""
         if not name.isidentifier():
             raise ValueError(f"not a pragma name: {name!r}")
-        return self._db.execute(f"PRAGMA {name}").fetchone()[0]
+        with self._lock:
+            return self._db.execute(f"PRAGMA {name}").fetchone()[0]
 
     def _write(self, sql: str, params: Sequence[Any] = ()) -> int:
         """One statement as its own committed transaction; returns lastrowid."""
@@ -331,11 +337,12 @@ class Journal:
             raise JournalError(f"journal write failed: {exc}") from None
 
     def _tx(self) -> "_Transaction":
-        return _Transaction(self._db)
+        return _Transaction(self._db, self._lock)
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
-            return self._db.execute(sql, params).fetchall()
+            with self._lock:
+                return self._db.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
             raise JournalError(f"journal read failed: {exc}") from None
 
@@ -407,7 +414,8 @@ class Journal:
                     (keep_games,))
             gone = cur.rowcount
             if gone:
-                self._db.execute("PRAGMA incremental_vacuum").fetchall()
+                with self._lock:
+                    self._db.execute("PRAGMA incremental_vacuum").fetchall()
             return gone
         except sqlite3.Error as exc:
             raise JournalError(f"journal prune failed: {exc}") from None
@@ -486,17 +494,25 @@ class Journal:
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error): one durable record."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, db: sqlite3.Connection, lock: threading.RLock) -> None:
+        self.db, self.lock = db, lock
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self.lock.acquire()
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.lock.release()
+            raise
 
     def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
-        if exc_type is None:
-            self.db.execute("COMMIT")
-        else:
-            self.db.execute("ROLLBACK")
+        try:
+            if exc_type is None:
+                self.db.execute("COMMIT")
+            else:
+                self.db.execute("ROLLBACK")
+        finally:
+            self.lock.release()
 
 
 class GameLog:

@@ -64,3 +64,35 @@ def test_a_table_starts_journals_its_game_and_stops(tmp_path: Path) -> None:
     again = referee("run", "--config", str(cfg), "--seconds", "1", "--resume")
     assert again.returncode == 0, again.stderr
     assert "journal game 1" in again.stdout
+
+
+def test_an_operator_fix_reaches_the_running_table_and_its_journal(tmp_path: Path) -> None:
+    import socket
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f"[game]\nid = 'irish-snap'\nplayers = 3\n[journal]\npath = '{tmp_path / 'j.db'}'\n"
+                   f"[kiosk]\nport = {port}\noperator_pin = '2468'\n")
+    table = subprocess.Popen([sys.executable, "-m", "referee", "run", "--config", str(cfg), "--seconds", "6"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        for _ in range(100):
+            fixed = referee("fix", "--config", str(cfg), "--hand", "1", "17")
+            if fixed.returncode == 0:
+                break
+            time.sleep(0.1)
+        assert fixed.returncode == 0, fixed.stderr
+        wrong_pin = tmp_path / "wrong.toml"
+        wrong_pin.write_text(cfg.read_text().replace("2468", "1111"))
+        refused = referee("fix", "--config", str(wrong_pin), "--resume")
+        assert refused.returncode == 2 and "403" in refused.stderr
+    finally:
+        out, err = table.communicate(timeout=30)
+    assert table.returncode == 0 and "Traceback" not in err, err
+    with Journal(tmp_path / "j.db") as journal:
+        (game,) = journal.games()
+        kinds = [r.ruling.kind for r in journal.rulings(game.id)]
+    assert "check_table" in kinds                  # the correction is on the record

@@ -151,3 +151,31 @@ def test_importing_the_journal_pulls_in_no_opencv() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('cv2', 'numpy')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_judging_thread_may_write_a_journal_opened_elsewhere(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`referee run` opens the journal on the main thread and judges on another."""
+    import threading
+
+    from referee.events import Slap
+    from referee.journal import Journal
+
+    journal = Journal(tmp_path / "j.db")
+    game = journal.start_game("slapjack", 2)
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            for i in range(50):
+                journal.record_event(game, Slap(0, i), "pads", i)
+        except BaseException as exc:  # noqa: BLE001 - the test reports it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(journal.events(game)) == 150
+    journal.close()
