@@ -12,7 +12,8 @@ import numpy as np
 
 from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexMLP, default_model
-from .index_detect import Candidate, features, find_blobs, pair_candidates, prepare
+from .consistency import plausible
+from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
 
 MIN_CONFIDENCE = 0.9  # tools/calibrate_confidence.py: lowest cut-off with no false name on 500 rendered scenes
 
@@ -33,13 +34,20 @@ class Detection:
                 "quad": [list(map(lambda v: round(v, 1), p)) for p in self.quad] if self.quad else None}
 
 
-def score_candidates(image: np.ndarray, model: IndexMLP | None = None
-                     ) -> tuple[list[Candidate], np.ndarray, np.ndarray]:
-    """All candidates in `image` with their rank and suit probabilities."""
+def score_frame(image: np.ndarray, model: IndexMLP | None = None
+                ) -> tuple[Frame, list[Candidate], np.ndarray, np.ndarray]:
+    """The blob frame and all candidates in `image` with their rank and suit probabilities."""
     model = model or default_model()
     frame = find_blobs(image)
     cands = pair_candidates(frame)
     pr, ps = model.predict(features(frame, cands))
+    return frame, cands, pr, ps
+
+
+def score_candidates(image: np.ndarray, model: IndexMLP | None = None
+                     ) -> tuple[list[Candidate], np.ndarray, np.ndarray]:
+    """All candidates in `image` with their rank and suit probabilities."""
+    _frame, cands, pr, ps = score_frame(image, model)
     return cands, pr, ps
 
 
@@ -58,12 +66,21 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
               include_unsure: bool = False) -> list[Detection]:
     """Cards named in a BGR image, most confident first (one per identity)."""
     small, scale = prepare(image)
-    cands, pr, ps = score_candidates(small, model)
-    best: dict[Card, Detection] = {}
+    frame, cands, pr, ps = score_frame(small, model)
+    named = []
     for cd, r, s in zip(cands, pr, ps):
         card, conf = _identity(r, s)
         if card is None or (conf < min_conf and not include_unsure):
             continue
-        if card not in best or conf > best[card].confidence:
+        named.append((conf, card, cd))
+    named.sort(key=lambda t: -t[0])
+    best: dict[Card, Detection] = {}
+    used: set[int] = set()  # one blob belongs to one index: the most confident reading claims it
+    for conf, card, cd in named:
+        blobs = {b.idx for b in cd.rank} | {cd.suit.idx}
+        if blobs & used or not plausible(frame, cd, card.rank):
+            continue
+        used |= blobs
+        if card not in best:
             best[card] = Detection(card, conf, (cd.cx / scale, cd.cy / scale))
     return sorted(best.values(), key=lambda d: -d.confidence)
