@@ -37,37 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from referee.vision.classifier import MODEL_PATH, IndexMLP  # noqa: E402
 from referee.vision.recognize import recognize  # noqa: E402
 import train_index_classifier as T  # noqa: E402
-from referee.cards import Card  # noqa: E402
-from train_index_classifier import make_scene  # noqa: E402
+from train_index_classifier import CONFUSABLE, degrade, make_scene  # noqa: E402
 
-CONFUSABLE = [Card(r, s) for r in ("3", "5", "9", "10", "Q", "6", "8") for s in "SHDC"]
-
-
-def degrade(img: np.ndarray, rng: random.Random) -> np.ndarray:
-    """Photo-like damage on top of the renderer's own camera effects."""
-    h, w = img.shape[:2]
-    j = 0.04 * min(h, w)
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = (src + np.float32([[rng.uniform(-j, j), rng.uniform(-j, j)] for _ in range(4)])).astype(np.float32)
-    img = cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), (w, h), borderMode=cv2.BORDER_REFLECT)
-    u = rng.random()
-    if u < 0.3:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.8, 1.8))
-    elif u < 0.5:
-        k = rng.choice((3, 5))
-        ker = np.zeros((k, k), np.float32)
-        ker[k // 2, :] = 1.0 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        img = cv2.filter2D(img, -1, cv2.warpAffine(ker, rot, (k, k)))
-    if rng.random() < 0.5:
-        f = rng.uniform(0.45, 0.8)
-        small = cv2.resize(img, (max(1, int(w * f)), max(1, int(h * f))), interpolation=cv2.INTER_AREA)
-        img = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-    cast = np.float32([rng.uniform(0.85, 1.1) for _ in range(3)])
-    g = rng.uniform(0.7, 1.4)
-    img = np.clip(255.0 * (img.astype(np.float32) / 255.0) ** g * cast, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(35, 80)])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 CUTS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99)
 

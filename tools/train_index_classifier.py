@@ -138,6 +138,42 @@ def make_scene(rng: random.Random) -> tuple[np.ndarray, list[render.Placement], 
     return img, ps, ids
 
 
+CONFUSABLE = [Card(r, s) for r in ("3", "5", "9", "10", "Q", "6", "8") for s in "SHDC"]
+
+
+def degrade(img: np.ndarray, rng: random.Random, *, warp: bool = True) -> np.ndarray:
+    """Photo-like damage on top of the renderer's camera effects: a mild perspective warp (only
+    when `warp`: it would move the training labels), defocus or motion blur, a down-and-up
+    resample, a colour cast and gamma change, and low-quality JPEG."""
+    h, w = img.shape[:2]
+    if warp:
+        j = 0.04 * min(h, w)
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = (src + np.float32([[rng.uniform(-j, j), rng.uniform(-j, j)] for _ in range(4)])).astype(np.float32)
+        img = cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), (w, h), borderMode=cv2.BORDER_REFLECT)
+    u = rng.random()
+    if u < 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.8, 1.8))
+    elif u < 0.5:
+        k = rng.choice((3, 5))
+        ker = np.zeros((k, k), np.float32)
+        ker[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        img = cv2.filter2D(img, -1, cv2.warpAffine(ker, rot, (k, k)))
+    if rng.random() < 0.5:
+        f = rng.uniform(0.45, 0.8)
+        small = cv2.resize(img, (max(1, int(w * f)), max(1, int(h * f))), interpolation=cv2.INTER_AREA)
+        img = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    cast = np.float32([rng.uniform(0.85, 1.1) for _ in range(3)])
+    g = rng.uniform(0.7, 1.4)
+    img = np.clip(255.0 * (img.astype(np.float32) / 255.0) ** g * cast, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(35, 80)])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+HARD = 0.0  # fraction of training scenes given `degrade` (no warp), a third of those from CONFUSABLE
+
+
 def scaled(p: render.Placement, s: float) -> render.Placement:
     """The same placement in an image scaled by s."""
     return render.Placement(p.card, (p.center[0] * s, p.center[1] * s), p.width * s, p.angle, p.style, p.tilt)
@@ -173,8 +209,15 @@ def build(n_scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     rng = random.Random(seed)
     Xs, Rs, Ss = [], [], []
     t0 = time.time()
+    global DECK
+    deck = DECK
     for i in range(n_scenes):
+        hard = rng.random() < HARD
+        DECK = CONFUSABLE if hard and rng.random() < 1 / 3 else deck
         img, ps, ids = make_scene(rng)
+        DECK = deck
+        if hard:
+            img = degrade(img, rng, warp=False)
         img, scale = prepare(img)
         if scale < 1:
             ids = cv2.resize(ids, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -284,9 +327,13 @@ def main() -> None:
                     help="npz file(s) to reuse rendered features from (written when absent: the first)")
     ap.add_argument("--hidden", default="256,128", help="hidden layer sizes")
     ap.add_argument("--jobs", type=int, default=1, help="processes rendering scenes")
+    ap.add_argument("--hard", type=float, default=0.0,
+                    help="fraction of rendered scenes given photo-like damage (and a confusable-rank deck)")
     ap.add_argument("--build-only", action="store_true", help="render into --cache and stop")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    global HARD
+    HARD = args.hard
     if args.cache and all(c.exists() for c in args.cache):
         zs = [np.load(c) for c in args.cache]
         X, yr, ys = (np.concatenate([z[k] for z in zs]) for k in ("X", "yr", "ys"))

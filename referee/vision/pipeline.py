@@ -19,7 +19,12 @@ import numpy as np
 
 from ..cards import Card
 from ..events import CardSeen, CardUnreadable, Event, PileCleared
-from .recognize import MIN_CONFIDENCE, Detection, recognize
+from .recognize import Detection, recognize
+
+# The live pipeline keeps the earlier 0.9 cut-off: the still-image cut (recognize.MIN_CONFIDENCE, 0.99
+# from the hard rendered validation) drops cards from the rendered drop sequences; re-calibrating the
+# pipeline (several settled frames, both corners) on the hard validation is the follow-up.
+PIPELINE_MIN_CONFIDENCE = 0.9
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,7 @@ class CardPipeline:
     """Feed it (frame, t_ns) in capture order; it returns the events each frame completes."""
 
     def __init__(self, region: PileRegion | Sequence[int] | None = None, *, settle_frames: int = 3,
-                 still_level: float = 2.5, change_level: float = 0.004, min_conf: float = MIN_CONFIDENCE,
+                 still_level: float = 2.5, change_level: float = 0.004, min_conf: float = PIPELINE_MIN_CONFIDENCE,
                  unreadable_area: float = 0.04, hand_area: float = 0.04,
                  recognizer: Recognizer = recognize) -> None:
         self.region = PileRegion(*region) if region is not None and not isinstance(region, PileRegion) else region
