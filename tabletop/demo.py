@@ -107,6 +107,29 @@ class DemoTable:
         self._thread.start()
         return self
 
+    def use_pads(self, pads: Any) -> threading.Thread:
+        """Real pads (a `hardware` PadSource) as visitors' pads: a slap on seat k's pad joins
+        seat k and slaps for it; a press presses. Stamps follow the table's clock from here on."""
+        def pump() -> None:
+            while not self._stop.is_set():
+                try:
+                    pad_event = pads.get(timeout=0.2)
+                except Exception:                     # queue.Empty, or the pads were closed
+                    if getattr(pads, "closed", False):
+                        return
+                    continue
+                event = pad_event.event
+                if event.seat not in self.visitors:
+                    try:
+                        self.join(event.seat, name=f"Pad {event.seat + 1}")
+                    except (LookupError, ValueError):
+                        continue
+                kind = "press" if isinstance(event, Press) else "slap"
+                self._queue(kind, event.seat)
+        thread = threading.Thread(target=pump, name="demo-pads", daemon=True)
+        thread.start()
+        return thread
+
     def stop(self) -> None:
         self._stop.set()
         self._paused.clear()

@@ -33,6 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
     p.add_argument("--pin", default="", help="operator PIN for the dashboard (default: operator actions disabled)")
     p.add_argument("--journal", default=None, help="journal file (default: ~/.local/share/tabletop/demo.db)")
+    p.add_argument("--pads", metavar="TABLE.toml", help="visitors play on the real pads this table config names")
     p.set_defaults(run=run)
 
 
@@ -81,6 +82,18 @@ def run(args: argparse.Namespace) -> int:
             pass
     done = threading.Event()
     demo.on_game = lambda n, r: (_print_game(n, r), done.set() if args.games and n >= args.games else None)
+    pads = None
+    if args.pads:
+        from referee.config import ConfigError, load
+
+        from .build import TableSetupError, build_pads
+        try:
+            pads = build_pads(load(args.pads))
+        except (ConfigError, TableSetupError) as exc:
+            print(f"referee demo: {exc}", file=sys.stderr)
+            server.stop()
+            return 2
+        demo.use_pads(pads)
     demo.start()
     try:
         while not done.wait(0.5):
@@ -90,4 +103,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         demo.stop()
         server.stop()
+        if pads is not None:
+            pads.close()
     return 0

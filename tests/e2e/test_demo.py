@@ -43,3 +43,22 @@ def test_visitor_seat_is_left_to_the_visitor(tmp_path: Path) -> None:
     assert table.sim.human_seats == {0}
     # nobody slapped for seat 0: the bots left it to the visitor (who never slapped)
     assert all(seat != 0 for _t, e in table.sim.arrivals for seat in [getattr(e, "seat", None)])
+
+
+def test_a_real_pad_joins_its_seat_and_slaps(tmp_path: Path) -> None:
+    import time
+
+    from hardware.pads_sim import SimPads
+
+    demo = DemoTable(games=1, game="slapjack", headless=True, vision=False, journal_path=tmp_path / "demo.db")
+    pads = SimPads(4)
+    demo.use_pads(pads)
+    pads.slap(2, time.monotonic_ns())
+    for _ in range(50):
+        if 2 in demo.visitors:
+            break
+        time.sleep(0.05)
+    demo._stop.set()
+    pads.close()
+    assert demo.visitors[2]["name"] == "Pad 3"
+    assert demo._inbox == [("slap", 2)]
