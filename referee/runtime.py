@@ -14,6 +14,7 @@ resolves it.
 from __future__ import annotations
 
 import logging
+from collections import deque
 import queue
 import threading
 import time
@@ -40,7 +41,7 @@ class RuntimeStats:
 
     events: int = 0
     rulings: int = 0
-    ruling_delays_ns: list[int] = field(default_factory=list)
+    ruling_delays_ns: deque[int] = field(default_factory=lambda: deque(maxlen=10_000))   # bounded: kiosks run all day
 
 
 class TableRuntime:
@@ -60,7 +61,7 @@ class TableRuntime:
         self.announcer = announcer or MemoryAnnouncer()
         self.observers = list(observers)
         self.amend_observers = list(amend_observers)   # told when a published ruling changes (a late margin)
-        self._open_margins: dict[int, tuple[Ruling, Any]] = {}
+        self._open_margins: list[Ruling] = []          # wins_pile rulings whose runner-up is still awaited
         self.recorder = recorder
         self.game_no = None if recorder is None else recorder.game_no
         self.speak_counts = speak_counts and not self.game.opts.get("silent", False)
@@ -236,7 +237,7 @@ class TableRuntime:
             for observer in self.observers:
                 observer(ruling)
             if ruling.kind == "wins_pile" and ruling.fields.get("margin_us") is None:
-                self._open_margins[id(ruling)] = (ruling, None)
+                self._open_margins = [*self._open_margins[-3:], ruling]
         self._published = len(rulings)
         self._amended()
         if self.speak_counts:
@@ -249,10 +250,9 @@ class TableRuntime:
 
     def _amended(self) -> None:
         """A runner-up's slap filled in a margin after the ruling went out: tell the live views."""
-        for key, (ruling, _before) in list(self._open_margins.items()):
-            if ruling.fields.get("margin_us") is not None:
-                del self._open_margins[key]
-                for observer in self.amend_observers:
-                    observer(ruling)
-            elif self.game.rulings and self.game.rulings[-1] is not ruling and len(self._open_margins) > 8:
-                del self._open_margins[key]
+        filled = [r for r in self._open_margins if r.fields.get("margin_us") is not None]
+        if filled:
+            self._open_margins = [r for r in self._open_margins if r not in filled]
+        for ruling in filled:
+            for observer in self.amend_observers:
+                observer(ruling)

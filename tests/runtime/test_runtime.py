@@ -114,3 +114,20 @@ def test_irish_snap_counts_are_spoken_with_words_unless_silent() -> None:
             source.put(CardSeen(Card.parse("7H"), base + 500 * MS))
             wait_for(lambda: runtime.game.cards_laid == 2, clock, base + 2000 * MS)
         assert [u.text for u in announcer.said if u.kind == "count"] == expected
+
+
+def test_a_margin_that_arrives_after_the_ruling_reaches_live_views() -> None:
+    session = Session.create("slapjack", 3, hands=hands_3(), holdback_ns=100 * MS, strict=False)
+    amended: list[Ruling] = []
+    runtime = TableRuntime(session, amend_observers=[amended.append])
+    base = 10_000 * MS
+    for i, card in enumerate(["5C", "KD", "2H", "9D", "QS", "JS"]):
+        runtime.step(CardSeen(Card.parse(card), base + i * 500 * MS), "camera", base + i * 500 * MS + 1,
+                     now_ns=base + i * 500 * MS + 1)
+    jack = base + 2500 * MS
+    runtime.step(Slap(2, jack + 200 * MS), "pads", jack + 200 * MS, now_ns=jack + 200 * MS)
+    runtime.step(None, "", jack + 400 * MS, now_ns=jack + 400 * MS)       # ruled: nobody else yet
+    assert [r.kind for r in session.rulings] == ["wins_pile"] and session.rulings[0].get("margin_us") is None
+    runtime.step(Slap(1, jack + 450 * MS), "pads", jack + 450 * MS, now_ns=jack + 450 * MS)
+    runtime.step(None, "", jack + 700 * MS, now_ns=jack + 700 * MS)
+    assert amended and amended[0].get("margin_us") == 250_000
