@@ -255,20 +255,28 @@ def build_parallel(n_scenes: int, seed: int, jobs: int) -> tuple[np.ndarray, np.
 
 def train(X: np.ndarray, yr: np.ndarray, ys: np.ndarray, epochs: int, seed: int,
           hidden: tuple[int, int] = (256, 128), noise: float = 0.3, drop: float = 0.15,
-          decay: float = 5e-4) -> IndexMLP:
-    """Adam on the summed cross-entropy of both heads (suit loss only where a suit exists)."""
+          decay: float = 5e-4, init: IndexMLP | None = None, lr: float = 2e-3) -> IndexMLP:
+    """Adam on the summed cross-entropy of both heads (suit loss only where a suit exists).
+    With `init`, training starts from that model's weights and input scaling (fine-tuning)."""
     g = np.random.default_rng(seed)
     n, d = X.shape
-    mean, std = X.mean(0), X.std(0) + 0.05
+    if init is not None:
+        mean, std = init.mean, init.std
+    else:
+        mean, std = X.mean(0), X.std(0) + 0.05
     Xn = ((X - mean) / std).astype(np.float32)
     h1, h2 = hidden
-    P = {"w1": g.normal(0, np.sqrt(2 / d), (d, h1)), "b1": np.zeros(h1), "w2": g.normal(0, np.sqrt(2 / h1), (h1, h2)),
-         "b2": np.zeros(h2), "wr": g.normal(0, np.sqrt(1 / h2), (h2, len(RANK_CLASSES))), "br": np.zeros(len(RANK_CLASSES)),
-         "ws": g.normal(0, np.sqrt(1 / h2), (h2, len(SUIT_CLASSES))), "bs": np.zeros(len(SUIT_CLASSES))}
+    if init is not None:
+        P = {k: getattr(init, k).copy() for k in ("w1", "b1", "w2", "b2", "wr", "br", "ws", "bs")}
+    else:
+        P = {"w1": g.normal(0, np.sqrt(2 / d), (d, h1)), "b1": np.zeros(h1), "w2": g.normal(0, np.sqrt(2 / h1), (h1, h2)),
+             "b2": np.zeros(h2), "wr": g.normal(0, np.sqrt(1 / h2), (h2, len(RANK_CLASSES))),
+             "br": np.zeros(len(RANK_CLASSES)), "ws": g.normal(0, np.sqrt(1 / h2), (h2, len(SUIT_CLASSES))),
+             "bs": np.zeros(len(SUIT_CLASSES))}
     P = {k: v.astype(np.float32) for k, v in P.items()}
     M = {k: np.zeros_like(v) for k, v in P.items()}
     V = {k: np.zeros_like(v) for k, v in P.items()}
-    step, lr, bs = 0, 2e-3, 256
+    step, bs = 0, 256
     Yr = np.eye(len(RANK_CLASSES), dtype=np.float32)[yr]
     Ys = np.eye(len(SUIT_CLASSES), dtype=np.float32)[ys]
     for ep in range(epochs):
@@ -329,6 +337,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="processes rendering scenes")
     ap.add_argument("--hard", type=float, default=0.0,
                     help="fraction of rendered scenes given photo-like damage (and a confusable-rank deck)")
+    ap.add_argument("--init", type=Path, help="fine-tune from this model's weights instead of from scratch")
+    ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--build-only", action="store_true", help="render into --cache and stop")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -346,7 +356,9 @@ def main() -> None:
     print(f"{len(X)} samples, {(yr != RANK_CLASSES.index('-')).sum()} positives")
     n_val = len(X) // 10
     hidden = tuple(int(v) for v in args.hidden.split(","))
-    model = train(X[n_val:], yr[n_val:], ys[n_val:], args.epochs, args.seed, hidden)  # type: ignore[arg-type]
+    init = IndexMLP.load(args.init) if args.init else None
+    model = train(X[n_val:], yr[n_val:], ys[n_val:], args.epochs, args.seed, hidden,  # type: ignore[arg-type]
+                  init=init, lr=args.lr)
     calibrate(model, X[:n_val], yr[:n_val])
     pr, ps = model.predict(X[:n_val])
     print(f"held-out rank accuracy {(pr.argmax(1) == yr[:n_val]).mean():.4f}")

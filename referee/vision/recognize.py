@@ -68,11 +68,19 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
     small, scale = prepare(image)
     frame, cands, pr, ps = score_frame(small, model)
     named = []
-    for cd, r, s in zip(cands, pr, ps):
-        card, conf = _identity(r, s)
-        if card is None or (conf < min_conf and not include_unsure):
-            continue
-        named.append((conf, card, cd))
+    if len(cands):
+        # _identity for every row at once; only rows that can be named are turned into cards
+        r = pr.argmax(1)
+        s = ps[:, :4].argmax(1)
+        rows = np.arange(len(r))
+        joker = r == RANK_CLASSES.index(JOKER)
+        conf = np.where(joker, pr[rows, r], pr[rows, r] * ps[rows, s])
+        keep = r != RANK_CLASSES.index("-")
+        if not include_unsure:
+            keep &= conf >= min_conf
+        for i in np.nonzero(keep)[0]:
+            card = Card(JOKER) if joker[i] else Card(RANK_CLASSES[r[i]], SUIT_CLASSES[s[i]])
+            named.append((float(conf[i]), card, cands[i]))
     named.sort(key=lambda t: -t[0])
     best: dict[Card, Detection] = {}
     used: set[int] = set()  # one blob belongs to one index: the most confident reading claims it
