@@ -6,20 +6,19 @@ script's deck looks: TrueType and Hershey faces), runs the full recognizer
 with every candidate kept, and reports precision and recall per cut-off
 (recall counts a card when it was named at all; cards whose corners are
 hidden under others lower it, so it is a floor). Prints the lowest cut-off
-whose rendered precision reaches --precision (default 1.0: no false name at
-all on the rendered set, because rendered scenes are easier than photographs
-and, at the table, a wrongly named card costs more than a missed one, which
+whose rendered precision reaches --precision (default 0.995, the issue-4
+target; at the table a wrongly named card costs more than a missed one, which
 the pipeline reports as unreadable). The real photographs in
 ../shared/data are never read here: they are for measuring only.
 
-With --hard (the default) each validation scene is further degraded the way
+By default (--easy turns it off) each validation scene is further degraded the way
 phone and Pi-camera photos are: a mild perspective warp, stronger defocus or
 motion blur, a down-and-up resample, a colour cast and gamma change, and
 low-quality JPEG; and part of the scenes are dealt from a 3/5/9/10/Q-heavy deck,
 the ranks real decks get confused. The plain rendered set was too easy
 (precision 1.0 at cut-offs that give 0.93 on photographs).
 
-usage: nice python tools/calibrate_confidence.py [--scenes 600] [--seed 777] [--precision 1.0] [--model NPZ] [--easy]
+usage: nice python tools/calibrate_confidence.py [--scenes 800] [--seed 778] [--precision 0.995] [--model NPZ] [--easy]
 """
 from __future__ import annotations
 
@@ -47,7 +46,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=600)
     ap.add_argument("--seed", type=int, default=777)
-    ap.add_argument("--precision", type=float, default=1.0)
+    ap.add_argument("--precision", type=float, default=0.995)
     ap.add_argument("--model", type=Path, default=MODEL_PATH)
     ap.add_argument("--easy", action="store_true", help="the plain rendered scenes, without --hard damage")
     args = ap.parse_args()

@@ -94,21 +94,24 @@ def ttf_canvas(text: str, path: str, px: int = 96) -> np.ndarray:
     return _TTF_CACHE[key].copy()
 
 
-def _flat_top_three(m: np.ndarray) -> np.ndarray:
-    """A "3" redrawn with a flat top bar and a diagonal into its lower bowl (as on many card indices)."""
+def _flat_top_three(m: np.ndarray, serif: bool = False) -> np.ndarray:
+    """A "3" redrawn with a flat top bar and a diagonal into its lower bowl (as on many card indices);
+    with `serif`, the bar spans the glyph and ends in a short downward serif at its left end."""
     h, w = m.shape
     dt = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3)
     sw = max(2, int(round(2 * np.percentile(dt[dt > 0], 90))))
     out = m.copy()
     cut = int(0.44 * h)
     out[:cut] = 0
-    cv2.rectangle(out, (int(0.08 * w), 0), (w - 1, sw - 1), 255, -1)
+    cv2.rectangle(out, (0 if serif else int(0.08 * w), 0), (w - 1, sw - 1), 255, -1)
+    if serif:
+        cv2.rectangle(out, (0, 0), (max(1, sw - 1), int(0.18 * h)), 255, -1)
     cv2.line(out, (int(w - 0.6 * sw), sw // 2), (int(0.4 * w), cut + sw // 2), 255, sw, cv2.LINE_AA)
     return out
 
 
 def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
-              stroke: tuple[int, int] = (1, 1), flat_three: bool = False) -> np.ndarray:
+              stroke: tuple[int, int] = (1, 1), flat_three: bool | int = False) -> np.ndarray:
     """`text` drawn in a Hershey font (or a TrueType file when `font` is a path),
     stretched to exactly w x h px (uint8 0/255).
     `stroke` (kx, ky) thickens vertical/horizontal strokes unequally, like a serif face."""
@@ -128,7 +131,7 @@ def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
     ys, xs = np.nonzero(canvas > 64)
     canvas = canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     if flat_three and text == "3":
-        canvas = _flat_top_three(canvas)
+        canvas = _flat_top_three(canvas, serif=flat_three == 2)
     return cv2.resize(canvas, (max(1, int(w)), max(1, int(h))), interpolation=cv2.INTER_AREA)
 
 
