@@ -342,13 +342,16 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="processes rendering scenes")
     ap.add_argument("--hard", type=float, default=0.0,
                     help="fraction of rendered scenes given photo-like damage (and a confusable-rank deck)")
+    ap.add_argument("--ranks", help="deal only these ranks (comma-separated, all suits): a targeted build, e.g. 3,5")
     ap.add_argument("--init", type=Path, help="fine-tune from this model's weights instead of from scratch")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--build-only", action="store_true", help="render into --cache and stop")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    global HARD
+    global HARD, DECK
     HARD = args.hard
+    if args.ranks:
+        DECK = [Card(r, s) for r in args.ranks.split(",") for s in "SHDC"]
     if args.cache and all(c.exists() for c in args.cache):
         zs = [np.load(c) for c in args.cache]
         X, yr, ys = (np.concatenate([z[k] for z in zs]) for k in ("X", "yr", "ys"))
