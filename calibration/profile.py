@@ -230,11 +230,7 @@ def parse(data: Mapping[str, Any], source: str = "<profile>") -> Profile:
 
 
 def load(path: str | Path) -> Profile:
-    data = strict_toml.read(path, ProfileError)
-    try:
-        return parse(data, str(path))
-    except ProfileError as exc:
-        raise ProfileError(f"{path}: {exc}") from None
+    return strict_toml.load(path, parse, ProfileError)
 
 
 def to_dict(profile: Profile) -> dict[str, Any]:

@@ -193,8 +193,4 @@ def _check_meaning(config: TableConfig) -> None:
 
 
 def load(path: str | Path) -> TableConfig:
-    data = strict_toml.read(path, ConfigError)
-    try:
-        return parse(data, str(path))
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+    return strict_toml.load(path, parse, ConfigError)

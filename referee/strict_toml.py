@@ -5,7 +5,9 @@ from __future__ import annotations
 import tomllib
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
+
+T = TypeVar("T")
 
 
 def typed(where: str, value: Any, default: Any, error: type[Exception], item: type | None = None) -> Any:
@@ -57,3 +59,12 @@ def read(path: str | Path, error: type[Exception]) -> dict[str, Any]:
         raise error(f"{path}: cannot read: {exc.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise error(f"{path}: not valid TOML: {exc}") from None
+
+
+def load(path: str | Path, parse: Callable[[Mapping[str, Any], str], T], error: type[Exception]) -> T:
+    """Read and validate a file with `parse(data, source)`; every error line starts with the path."""
+    data = read(path, error)
+    try:
+        return parse(data, str(path))
+    except error as exc:
+        raise error(f"{path}: {exc}") from None

@@ -165,6 +165,16 @@ def game_options(config: TableConfig, pads: Any) -> dict[str, Any]:
     return options
 
 
+def config_or_none(path: str, command: str) -> TableConfig | None:
+    """The table config, or None after one line on stderr saying why not (the command exits 2)."""
+    from referee.config import ConfigError, load
+    try:
+        return load(path)
+    except ConfigError as exc:
+        print(f"referee {command}: {exc}", file=sys.stderr)
+        return None
+
+
 def load_profile(config: TableConfig, path: str) -> tuple[TableConfig, Any]:
     """Apply a calibration profile: (the config with its measurements, the learned deck or None)."""
     try:

@@ -12,7 +12,7 @@ import sys
 import urllib.error
 import urllib.request
 
-from referee.config import ConfigError, load
+from .build import config_or_none
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,10 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        config = load(args.config)
-    except ConfigError as exc:
-        print(f"referee fix: {exc}", file=sys.stderr)
+    config = config_or_none(args.config, "fix")
+    if config is None:
         return 2
     if args.card:
         action, body = "correct_card", {"card": args.card}

@@ -9,9 +9,8 @@ import threading
 from typing import Any
 
 from referee.cards import Card
-from referee.config import ConfigError, load
 
-from .build import TableSetupError, build_table, check, load_profile
+from .build import TableSetupError, build_table, check, config_or_none, load_profile
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,10 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        config = load(args.config)
-    except ConfigError as exc:
-        print(f"referee run: {exc}", file=sys.stderr)
+    config = config_or_none(args.config, "run")
+    if config is None:
         return 2
     recognizer = None
     if args.profile:
