@@ -87,3 +87,13 @@ def edge_clock_for(factory: Any, *, allow_untimed: bool) -> EdgeClock:
             raise UntimedPinFactory(message)
         warnings.warn(UntimedPadsWarning(message + " -- pads are NOT fit for disputes"), stacklevel=3)
     return EdgeClock(kind)
+
+
+def timed_factory(pin_factory: Any, *, allow_untimed: bool) -> tuple[Any, EdgeClock]:
+    """The pin factory to use (gpiozero's default when None) and its EdgeClock, refusing
+    factories that cannot stamp edges in the kernel unless `allow_untimed`."""
+    if pin_factory is None:
+        from gpiozero import Device
+        Device.ensure_pin_factory()
+        pin_factory = Device.pin_factory
+    return pin_factory, edge_clock_for(pin_factory, allow_untimed=allow_untimed)

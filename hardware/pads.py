@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 from typing import Any, Mapping
 
-from gpiozero import Device
 
-from .edge_clock import TickKind, edge_clock_for
+from .edge_clock import TickKind, timed_factory
 from .pad_errors import PadConfigError
 from .pad_logic import Channel, PadLogic
 from .pad_source import Clock, PadSource
@@ -59,11 +58,7 @@ class GpioPads(PadSource):
                  debounce_ms: float = 10.0, stuck_after_s: float = 3.0,
                  timing: PadTiming | None = None, allow_untimed: bool = False,
                  clock: Clock = time.monotonic_ns, watchdog_s: float | None = 0.25) -> None:
-        if pin_factory is None:
-            Device.ensure_pin_factory()
-            pin_factory = Device.pin_factory
-        self.pin_factory = pin_factory
-        self.edge_clock = edge_clock_for(pin_factory, allow_untimed=allow_untimed)
+        self.pin_factory, self.edge_clock = timed_factory(pin_factory, allow_untimed=allow_untimed)
         self.kernel_timestamps = self.edge_clock.kind is not TickKind.CALLBACK
         self.active_high = active_high
         wiring = _wiring(DEFAULT_PAD_PINS if pins is None else pins, press_pins or {})

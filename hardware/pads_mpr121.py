@@ -18,9 +18,8 @@ import threading
 import time
 from typing import Any, Mapping
 
-from gpiozero import Device
 
-from .edge_clock import TickKind, edge_clock_for
+from .edge_clock import TickKind, timed_factory
 from .mpr121 import MPR121, STATUS_OVERCURRENT, STATUS_PROX, I2CBus, MPR121Config, open_smbus
 from .pad_errors import PadConfigError
 from .pad_events import PadNotice
@@ -61,11 +60,7 @@ class Mpr121Pads(PadSource):
                  debounce_ms: float = 5.0, stuck_after_s: float = 3.0,
                  timing: PadTiming | None = None, allow_untimed: bool = False,
                  clock: Clock = time.monotonic_ns, watchdog_s: float | None = 0.25) -> None:
-        if pin_factory is None:
-            Device.ensure_pin_factory()
-            pin_factory = Device.pin_factory
-        self.pin_factory = pin_factory
-        self._irq_clock = edge_clock_for(pin_factory, allow_untimed=allow_untimed)
+        self.pin_factory, self._irq_clock = timed_factory(pin_factory, allow_untimed=allow_untimed)
         self.kernel_timestamps = self._irq_clock.kind is not TickKind.CALLBACK
         config = config or MPR121Config()
         wiring = {Channel(s, "slap"): e for s, e in
