@@ -131,8 +131,9 @@ class TableFeed:
         }
         if game.calls:
             state["call"] = game.calls[-1][2]
+        final = game.final()
         for key in ("target", "round", "totals"):
-            value = game.final().get(key)
+            value = final.get(key)
             if value is not None:
                 state[key] = value
         state.update(self.extra)

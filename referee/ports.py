@@ -7,7 +7,7 @@ real adapter, and `referee/` never imports `hardware/`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Iterable, Protocol, runtime_checkable
 
 from .events import Event
 from .rulings import Ruling
@@ -110,6 +110,3 @@ class MemoryAnnouncer:
     def __repr__(self) -> str:
         return f"<MemoryAnnouncer silent, {len(self.said)} utterances>"
 
-
-def describe(obj: Any) -> str:
-    return type(obj).__name__

@@ -14,11 +14,9 @@ resolves it.
 from __future__ import annotations
 
 import logging
-from collections import deque
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from .events import CardSeen, CardUnreadable, Event
@@ -33,15 +31,6 @@ RulingObserver = Callable[[Ruling], None]
 
 PAUSE_KINDS = {"camera_lost": "camera", "unreadable": "unreadable"}
 RESUME_KINDS = {"camera_back": "camera"}
-
-
-@dataclass
-class RuntimeStats:
-    """Latency of rulings after the moment they became certain, for the bench."""
-
-    events: int = 0
-    rulings: int = 0
-    ruling_delays_ns: deque[int] = field(default_factory=lambda: deque(maxlen=10_000))   # bounded: kiosks run all day
 
 
 class TableRuntime:
@@ -68,7 +57,6 @@ class TableRuntime:
         self.idle_wake_s = idle_wake_s
         self.inbox: queue.Queue[tuple[int, str, Event | Notice | None]] = queue.Queue()
         self.paused: set[str] = set()
-        self.stats = RuntimeStats()
         self.over = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -146,7 +134,7 @@ class TableRuntime:
                         self.recorder.advance(now_ns)
                     else:
                         self.session.advance(now_ns)
-                self._publish(now_ns)
+                self._publish()
             except Exception as exc:     # last line of defence: say so, keep the table alive
                 log.exception("referee step failed")
                 self._notice(Notice("check_table", f"internal error: {exc}"))
@@ -170,7 +158,6 @@ class TableRuntime:
         if isinstance(item, Notice):
             self._notice(item)
             return
-        self.stats.events += 1
         if isinstance(item, CardUnreadable):
             if self.recorder is not None:
                 self.recorder.note(item, source, arrival)      # evidence only, never judged
@@ -215,21 +202,20 @@ class TableRuntime:
         with self._lock:
             self.game.correct_top(card, self.game.now)
             self.paused.discard("operator")
-            self._publish(self.clock())
+            self._publish()
 
     def correct_hand(self, seat: int, count: int) -> None:
         """Operator: `seat` holds `count` cards."""
         with self._lock:
             self.game.correct_hand(seat, count, self.game.now)
             self.paused.discard("operator")
-            self._publish(self.clock())
+            self._publish()
 
     # ---- output -----------------------------------------------------------------
-    def _publish(self, now: int) -> None:
+    def _publish(self) -> None:
+        """Announce, light, observe and journal-amend every ruling made since the last call."""
         rulings = self.game.rulings
         for ruling in rulings[self._published:]:
-            self.stats.rulings += 1
-            self.stats.ruling_delays_ns.append(now - ruling.t_ns)
             if ruling.kind == "check_table" and not str(ruling.fields.get("problem", "")).startswith("corrected"):
                 self.paused.add("operator")
             if ruling.say and ruling.kind != "ignored":

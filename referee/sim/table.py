@@ -92,6 +92,8 @@ class SimTable:
         self._play_pending = False
         self._plays_sent = 0
         self._nudged = 0
+        self._refused = 0
+        self._rulings_seen = 0
         self.arrivals: list[tuple[int, Event]] = []     # (arrival time, event): what the referee was sent
         self._tick_at: int | None = None
         self.now = 0
@@ -179,8 +181,13 @@ class SimTable:
         return self.game.cards_laid + self._cards_refused() < self._plays_sent
 
     def _cards_refused(self) -> int:
-        return sum(1 for r in self.game.rulings
-                   if r.kind == "check_table" and not str(r.fields.get("problem", "")).startswith("corrected"))
+        """Cards the referee refused ("check the table"), counted once per ruling as they appear."""
+        rulings = self.game.rulings
+        for r in rulings[self._rulings_seen:]:
+            if r.kind == "check_table" and not str(r.fields.get("problem", "")).startswith("corrected"):
+                self._refused += 1
+        self._rulings_seen = len(rulings)
+        return self._refused
 
     def _slapstick_press(self, seat: int) -> bool:
         game = self.game
