@@ -213,7 +213,7 @@ class TableRuntime:
 
     # ---- output -----------------------------------------------------------------
     def _publish(self) -> None:
-        """Announce, light, observe and journal-amend every ruling made since the last call."""
+        """Announce and show every ruling made since the last call; tell live views of late margins."""
         rulings = self.game.rulings
         for ruling in rulings[self._published:]:
             if ruling.kind == "check_table" and not str(ruling.fields.get("problem", "")).startswith("corrected"):
