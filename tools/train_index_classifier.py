@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -33,40 +34,40 @@ from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, In
 from referee.vision.index_detect import features, find_blobs, pair_candidates, prepare  # noqa: E402
 
 DECK = standard_deck() + [Card(JOKER)] * 4
-FONT_DIR = Path("/usr/share/fonts/truetype")
-# Index faces from Debian font packages (fonts-dejavu, fonts-liberation, fonts-freefont-ttf),
-# read at training time only: serif faces first, as printed on most playing cards.
-TEXT_FONTS = [
-    "dejavu/DejaVuSerif.ttf", "dejavu/DejaVuSerif-Bold.ttf", "dejavu/DejaVuSerifCondensed.ttf",
-    "dejavu/DejaVuSerifCondensed-Bold.ttf", "liberation/LiberationSerif-Regular.ttf",
-    "liberation/LiberationSerif-Bold.ttf", "freefont/FreeSerif.ttf", "freefont/FreeSerifBold.ttf",
-    "dejavu/DejaVuSans.ttf", "dejavu/DejaVuSans-Bold.ttf", "dejavu/DejaVuSansCondensed.ttf",
-    "dejavu/DejaVuSansCondensed-Bold.ttf", "liberation/LiberationSans-Regular.ttf",
-    "liberation/LiberationSans-Bold.ttf", "liberation/LiberationSansNarrow-Regular.ttf",
-    "liberation/LiberationSansNarrow-Bold.ttf", "freefont/FreeSans.ttf", "freefont/FreeSansBold.ttf",
-    "dejavu/DejaVuSans-ExtraLight.ttf",
-]
-SUIT_FONTS = ["dejavu/DejaVuSans.ttf", "dejavu/DejaVuSans-Bold.ttf", "dejavu/DejaVuSerif.ttf",
-              "freefont/FreeSerif.ttf", "freefont/FreeSans.ttf"]
+FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
+# Index faces from Debian font packages, read at training time only (see `FONT_PACKAGES`): every
+# upright Latin face, minus symbol sets and faces whose figures are old-style (descending 3/5/9).
+FONT_PACKAGES = ("fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35 fonts-noto-core "
+                 "fonts-croscore fonts-crosextra-carlito fonts-crosextra-caladea fonts-lato fonts-open-sans "
+                 "fonts-roboto fonts-oxygen fonts-cantarell fonts-linuxlibertine")
+_SKIP = re.compile(r"Italic|Oblique|Ita\.|BdIta|_RI|_I\.|_RBI|_RZI|Symbol|Dingbat|D050000L|MathTeX|EBGaramond"
+                   r"|LinBiolinum_K|texgyre.*math|Noto(?!Sans-|Serif-|SansMono-|SansDisplay-|SerifDisplay-)")
+_SERIF = re.compile(r"Serif|Roman|Tinos|Caladea|C059|P052|Bookman|Libertine|schola|termes|pagella|bonum|Bitstream")
+_LIGHT = re.compile(r"Light|Thin|Hairline")
 
 
-def installed(names: list[str]) -> list[str]:
-    """The font files of `names` present on this machine."""
-    return [str(FONT_DIR / n) for n in names if (FONT_DIR / n).exists()]
+def discover_fonts() -> list[str]:
+    """Upright Latin text faces installed on this machine (TrueType or OpenType)."""
+    found = []
+    for root in FONT_DIRS:
+        for path in sorted(root.rglob("*")):
+            if path.suffix.lower() in (".ttf", ".otf") and not _SKIP.search(path.name):
+                found.append(str(path))
+    return found
 
 
-TTF_TEXT = installed(TEXT_FONTS)
-TTF_SUIT = installed(SUIT_FONTS)
+TTF_TEXT = discover_fonts()
+TTF_SUIT = [f for f in TTF_TEXT if re.search(r"DejaVuSans(-Bold)?\.ttf|DejaVuSerif\.ttf|FreeSerif\.ttf|FreeSans\.ttf", f)]
 
 
 def ttf_style(rng: random.Random) -> render.CardStyle:
     """A random deck look whose index is set in a real TrueType face (serif weighted)."""
-    serif = [f for f in TTF_TEXT if "Serif" in f]
-    light = [f for f in TTF_TEXT if "Light" in f]
+    serif = [f for f in TTF_TEXT if _SERIF.search(Path(f).name)]
+    light = [f for f in TTF_TEXT if _LIGHT.search(Path(f).name)]
     u = rng.random()
     font = rng.choice(light if light and u < 0.2 else serif if serif and u < 0.65 else TTF_TEXT)
     # many printed indices are light faces with hairline strokes: thin most faces by erosion
-    thick = rng.choice((1, 1, 2, 3)) if "Light" in font else rng.choice((-1, -1, 0, 0, 0, 1, 1, 2))
+    thick = rng.choice((1, 1, 2, 3)) if _LIGHT.search(font) else rng.choice((-1, -1, 0, 0, 0, 1, 1, 2))
     rank_h = rng.uniform(0.12, 0.25)
     rr = rng.randint(175, 245)
     red = (rng.randint(20, 100), rng.randint(20, min(110, rr - 100)), rr)

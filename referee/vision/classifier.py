@@ -1,7 +1,10 @@
-"""The index classifier: a small two-headed MLP (rank, suit) run with numpy.
+"""The index classifiers: a small CNN run with OpenCV's DNN module, and the earlier MLP run with numpy.
 
-Weights live in `models/index_mlp.npz`, trained by `tools/train_index_classifier.py`
-on project-rendered cards only. Nothing is downloaded at run time.
+Both read the same feature rows (`index_detect.features`) and return (rank, suit)
+probabilities. The CNN (`models/index_cnn.onnx`, `tools/train_index_cnn.py`) is the
+default; the MLP (`models/index_mlp.npz`, `tools/train_index_classifier.py`) stays as
+the fallback and the comparison. Both are trained on project-rendered cards only;
+nothing is downloaded at run time.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import numpy as np
 RANK_CLASSES: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER", "-")
 SUIT_CLASSES: tuple[str, ...] = ("S", "H", "D", "C", "-")
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_mlp.npz"
+CNN_PATH = Path(__file__).resolve().parent / "models" / "index_cnn.onnx"
 
 
 def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -67,12 +71,37 @@ class IndexMLP:
             return cls(temperature=float(z["temperature"]), **arrays)
 
 
-_cached: IndexMLP | None = None
+class IndexCNN:
+    """The ONNX index CNN on cv2.dnn: feature rows in, (rank, suit) probabilities out."""
+
+    def __init__(self, path: Path = CNN_PATH) -> None:
+        import cv2  # the rules never need OpenCV; vision does
+
+        self.path = path
+        self.net = cv2.dnn.readNetFromONNX(str(path))
+        self.outputs = self.net.getUnconnectedOutLayersNames()
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rank and suit probabilities, one row per feature row."""
+        if len(x) == 0:
+            return np.zeros((0, len(RANK_CLASSES))), np.zeros((0, len(SUIT_CLASSES)))
+        self.net.setInput(np.ascontiguousarray(x, np.float32))
+        out = dict(zip(self.outputs, self.net.forward(self.outputs)))
+        return out["rank"], out["suit"]
 
 
-def default_model() -> IndexMLP:
-    """The committed model, loaded once."""
+IndexModel = IndexMLP | IndexCNN
+_cached: IndexModel | None = None
+
+
+def load_model(path: Path) -> IndexModel:
+    """An index model file: `.onnx` (CNN) or `.npz` (MLP)."""
+    return IndexCNN(path) if path.suffix == ".onnx" else IndexMLP.load(path)
+
+
+def default_model() -> IndexModel:
+    """The committed model (the CNN when present), loaded once."""
     global _cached
     if _cached is None:
-        _cached = IndexMLP.load()
+        _cached = load_model(CNN_PATH if CNN_PATH.exists() else MODEL_PATH)
     return _cached

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import JOKER, Card
-from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexMLP, default_model
+from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
 from .consistency import plausible
 from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
 
@@ -34,7 +34,7 @@ class Detection:
                 "quad": [list(map(lambda v: round(v, 1), p)) for p in self.quad] if self.quad else None}
 
 
-def score_frame(image: np.ndarray, model: IndexMLP | None = None
+def score_frame(image: np.ndarray, model: IndexModel | None = None
                 ) -> tuple[Frame, list[Candidate], np.ndarray, np.ndarray]:
     """The blob frame and all candidates in `image` with their rank and suit probabilities."""
     model = model or default_model()
@@ -44,7 +44,7 @@ def score_frame(image: np.ndarray, model: IndexMLP | None = None
     return frame, cands, pr, ps
 
 
-def score_candidates(image: np.ndarray, model: IndexMLP | None = None
+def score_candidates(image: np.ndarray, model: IndexModel | None = None
                      ) -> tuple[list[Candidate], np.ndarray, np.ndarray]:
     """All candidates in `image` with their rank and suit probabilities."""
     _frame, cands, pr, ps = score_frame(image, model)
@@ -62,7 +62,7 @@ def _identity(pr: np.ndarray, ps: np.ndarray) -> tuple[Card | None, float]:
     return Card(rank, SUIT_CLASSES[s]), float(pr[r] * ps[s])
 
 
-def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: IndexMLP | None = None,
+def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: IndexModel | None = None,
               include_unsure: bool = False) -> list[Detection]:
     """Cards named in a BGR image, most confident first (one per identity)."""
     small, scale = prepare(image)
