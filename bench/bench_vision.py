@@ -48,7 +48,7 @@ def eval_photos(dataset: str, method: str) -> tuple[str, str]:
 def pile_sequence(seed: int = 7, row: bool = False, n_cards: int = 52, hands: float = 0.2) -> list[str]:
     """Drop a shuffled deck; count cards named correctly in order and the CardSeen delay."""
     from referee.cards import standard_deck
-    from referee.events import CardSeen
+    from referee.events import CardSeen, CardUnreadable
     from referee.vision.pipeline import CardPipeline
     from referee.vision.simulate import PileSimulator
 
@@ -56,11 +56,16 @@ def pile_sequence(seed: int = 7, row: bool = False, n_cards: int = 52, hands: fl
     sim = PileSimulator(deck, seed=seed, row=row, hands=hands, size=480)
     pipe = CardPipeline()
     seen: list[tuple[CardSeen, int]] = []
+    unreadable = 0
     t0 = time.perf_counter()
     frames = 0
     for frame, t_ns in sim.frames():
         frames += 1
-        seen.extend((e, t_ns) for e in pipe.feed(frame, t_ns) if isinstance(e, CardSeen))
+        for e in pipe.feed(frame, t_ns):
+            if isinstance(e, CardSeen):
+                seen.append((e, t_ns))
+            elif isinstance(e, CardUnreadable):
+                unreadable += 1
     wall = time.perf_counter() - t0
     truth = {d.card: d for d in sim.drops}
     named = [e.card for e, _ in seen]
@@ -72,7 +77,7 @@ def pile_sequence(seed: int = 7, row: bool = False, n_cards: int = 52, hands: fl
     wrong = [str(c) for c in named if c not in truth]
     kind = "row" if row else "pile"
     return [
-        f"| {kind} | {len(deck)} | {len(seen)} | {in_order} | {exact} | "
+        f"| {kind} | {len(deck)} | {len(seen)} | {unreadable} | {in_order} | {exact} | "
         f"{max(stamp_err, default=float('nan')):.0f} | "
         f"{statistics.median(delays) if delays else float('nan'):.0f} | {max(delays, default=float('nan')):.0f} | "
         f"{len(wrong)} | {frames / wall:.0f} |"
@@ -95,9 +100,9 @@ def run() -> list[str]:
         lines += ["", "Confusions:", ""] + errs
     lines += ["", "Rendered drop sequence (simulated camera 480x480 at 30 fps, some hands over the pile); "
               "delays in ms from the first frame showing a card to the frame that produced its CardSeen:", "",
-              "| layout | cards | CardSeen | named in order | exact first-frame stamp | max stamp error ms | "
+              "| layout | cards | CardSeen | CardUnreadable | named in order | exact first-frame stamp | max stamp error ms | "
               "median delay ms | max delay ms | wrong cards | frames/s |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     lines += pile_sequence()
     lines += pile_sequence(seed=8, row=True, n_cards=12, hands=0.0)
     return lines

@@ -25,6 +25,8 @@ from .recognize import Detection, recognize
 # from the hard rendered validation) drops cards from the rendered drop sequences; re-calibrating the
 # pipeline (several settled frames, both corners) on the hard validation is the follow-up.
 PIPELINE_MIN_CONFIDENCE = 0.9
+# a reading this sure of a card not on the pile, after a lasting change, means a card landed
+UNREADABLE_HINT = 0.5
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class PileRegion:
         return frame[self.y:self.y + self.h, self.x:self.x + self.w]
 
 
-Recognizer = Callable[..., list[Detection]]
+Recognizer = Callable[..., list[Detection]]  # (image, *, min_conf, include_unsure) like recognize()
 
 
 class CardPipeline:
@@ -142,10 +144,14 @@ class CardPipeline:
         for d in new:
             events.append(CardSeen(d.card, t, d.confidence))
             self.on_pile[d.card] += 1
-        if not new and changed > self.unreadable_area:
-            unsure = self.recognizer(img, min_conf=0.0, include_unsure=True) if self.recognizer is recognize else []
-            fresh = [d.confidence for d in unsure if self.on_pile[d.card] == 0]
-            events.append(CardUnreadable(t, max(fresh, default=0.0)))
+        if not new and changed > self.change_level:
+            # something stayed changed but nothing new can be named: a large change, or a card
+            # read half-surely that is not on the pile yet (a row's new end card may change
+            # little of the view), is a card that landed unreadable, never silence
+            unsure = self.recognizer(img, min_conf=0.0, include_unsure=True)
+            hint = max((d.confidence for d in unsure if self.on_pile[d.card] == 0), default=0.0)
+            if changed > self.unreadable_area or hint >= UNREADABLE_HINT:
+                events.append(CardUnreadable(t, hint))
         return events
 
     def _is_empty_table(self, thumb: np.ndarray) -> bool:
