@@ -16,8 +16,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("recognize", help="name the cards visible in still images")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON line per image")
-    p.add_argument("--method", choices=("index", "baseline"), default="index",
-                   help="index: the trained corner-index reader; baseline: classic contour + templates")
+    p.add_argument("--method", choices=("index", "index-cnn", "baseline"), default="index",
+                   help="index: the trained corner-index reader (MLP); index-cnn: the same reader with the CNN "
+                        "classifier; baseline: classic contour + templates")
     p.add_argument("--min-confidence", type=float, default=None,
                    help="report only cards at least this sure (default: the recognizer's own)")
     p.set_defaults(run=run)
@@ -29,6 +30,11 @@ def run(args: argparse.Namespace) -> int:
     if args.method == "baseline":
         from .baseline import recognize_baseline as recognize_fn
         kwargs = {}
+    elif args.method == "index-cnn":
+        from .classifier import cnn_model
+        from .recognize import CNN_MIN_CONFIDENCE, recognize as recognize_fn
+        kwargs = {"min_conf": args.min_confidence if args.min_confidence is not None else CNN_MIN_CONFIDENCE,
+                  "model": cnn_model()}
     else:
         from .recognize import MIN_CONFIDENCE, recognize as recognize_fn
         kwargs = {"min_conf": args.min_confidence if args.min_confidence is not None else MIN_CONFIDENCE}

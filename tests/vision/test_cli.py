@@ -39,3 +39,16 @@ def test_json_lines_and_error_for_unreadable_file(tmp_path: Path, capsys) -> Non
     c = rec["cards"][0]
     assert c["rank"] == "K" and c["suit"] == "H" and 0.8 <= c["confidence"] <= 1
     assert len(c["center"]) == 2
+
+
+def test_cnn_method_reads_the_same_card(tmp_path: Path, capsys) -> None:
+    from referee.vision import cli
+
+    good = tmp_path / "card.png"
+    img = render.random_table(__import__("random").Random(4), (480, 480))
+    render.composite(img, render.Placement(Card.parse("9S"), (240, 240), 170, -25, render.STYLES["classic"]))
+    cv2.imwrite(str(good), img)
+    rc = cli.main(["recognize", "--json", "--method", "index-cnn", str(good)])
+    rec = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert rc == 0
+    assert [c["card"] for c in rec["cards"]] == ["9S"]
