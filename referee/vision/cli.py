@@ -1,4 +1,7 @@
-"""`referee recognize [--json] IMAGE...`: name the cards visible in still images.
+"""`referee recognize [--json] [--deck STORE.npz] IMAGE...`: name the cards visible in still images.
+
+`--deck` names cards with a learned deck store (`referee calibrate deck`)
+instead of the stock model; the output is the same.
 
 OpenCV is imported only when the command runs, so the rest of the referee
 (e.g. `referee replay`) works on a machine without it.
@@ -21,13 +24,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "classifier; baseline: classic contour + templates")
     p.add_argument("--min-confidence", type=float, default=None,
                    help="report only cards at least this sure (default: the recognizer's own)")
+    p.add_argument("--deck", default=None, metavar="STORE.npz",
+                   help="name cards with this learned deck store (referee calibrate deck) instead of the stock model")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import cv2  # noqa: F401  (deferred: the command needs OpenCV, the referee does not)
 
-    if args.method == "baseline":
+    if args.deck is not None:
+        if args.method != "index":
+            print("referee recognize: --deck replaces the index reader; it cannot be used with --method "
+                  f"{args.method}", file=sys.stderr)
+            return 2
+        from .deck_store import DeckStore
+        try:
+            recognize_fn = DeckStore.load(args.deck)
+        except Exception as exc:  # a missing or broken file: one line, no traceback
+            print(f"referee recognize: deck store {_reason(args.deck, exc)}", file=sys.stderr)
+            return 2
+        kwargs = {"min_conf": args.min_confidence} if args.min_confidence is not None else {}
+    elif args.method == "baseline":
         from .baseline import recognize_baseline as recognize_fn
         kwargs = {}
     elif args.method == "index-cnn":
@@ -61,6 +78,16 @@ def run(args: argparse.Namespace) -> int:
             names = ", ".join(f"{d.card} ({d.confidence:.2f})" for d in found) or "no card"
             print(f"{path}: {names}  [{ms:.1f} ms]")
     return 1 if failures else 0
+
+
+def _reason(path: str, exc: Exception) -> str:
+    """One line saying what is wrong with a deck store file."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file"
+    if isinstance(exc, OSError):
+        return f"{path}: {exc.strerror or type(exc).__name__}"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text if text.startswith(path) else f"{path}: {text}"
 
 
 def main(argv: list[str] | None = None) -> int:

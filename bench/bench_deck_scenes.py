@@ -1,0 +1,136 @@
+"""Deck calibration on real multi-card photos: ../shared/data/scenes-bicycle.
+
+Split by file name (sorted): even positions are learned from, odd positions are
+held out. A deck store is learned from the learn half (its cut-off chosen on
+the learn half alone) and saved to a temporary folder outside the repository;
+the held-out half (symlinks and a filtered labels.csv, also in a temporary
+folder) is scored by `../shared/tools/eval_vision.py` running
+`referee recognize --json --deck STORE` and, for the comparison, the stock
+`referee recognize --json`, each on one core. The same is repeated on the
+held-out images that show a Joker.
+
+`python bench/bench_deck_scenes.py --learn OUT.npz` only learns and saves (run
+by `run()` in a one-core subprocess).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+EVAL = ROOT / ".." / "shared" / "tools" / "eval_vision.py"
+SCENES = ROOT / ".." / "shared" / "data" / "scenes-bicycle"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENCV_FOR_THREADS_NUM="1")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _one_core(cmd: list[str]) -> list[str]:
+    """`cmd` pinned to one core this process may use (the last one: `taskset -c 1` on a 2-core box)."""
+    if shutil.which("taskset") and hasattr(os, "sched_getaffinity"):
+        return ["taskset", "-c", str(max(os.sched_getaffinity(0)))] + cmd
+    return cmd
+
+
+def held_out_folder(dest: Path, names: list[str], joker_only: bool = False) -> int:
+    """Symlinks to the held-out images and their labels.csv rows in `dest`; returns the image count."""
+    keep = set(names)
+    with (SCENES / "labels.csv").open(newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["file"] in keep]
+    if joker_only:
+        jokers = {r["file"] for r in rows if r["rank"] == "JOKER"}
+        rows = [r for r in rows if r["file"] in jokers]
+    dest.mkdir(parents=True)
+    files = sorted({r["file"] for r in rows})
+    for name in files:
+        (dest / name).symlink_to((SCENES / name).resolve())
+    with (dest / "labels.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["file", "rank", "suit"])
+        w.writeheader()
+        w.writerows({k: r[k] for k in ("file", "rank", "suit")} for r in rows)
+    return len(files)
+
+
+def evaluate(folder: Path, store: Path | None) -> tuple[str, str]:
+    """(summary line, confusions line) from eval_vision.py for the stock reader or a deck store."""
+    cmd = [sys.executable, "-m", "referee.vision.cli", "recognize", "--json"]
+    if store is not None:
+        cmd += ["--deck", str(store)]
+    out = subprocess.run(_one_core([sys.executable, str(EVAL), str(folder), "--"] + cmd),
+                         capture_output=True, text=True, cwd=ROOT, env=_env()).stdout
+    lines = out.strip().splitlines()
+    summary = next((ln for ln in reversed(lines) if ln.startswith("recall=")), "no result: " + out[-200:])
+    errors = next((ln for ln in lines if ln.startswith("most common errors")), "")
+    return summary, errors.replace("most common errors: ", "")
+
+
+def learn(out: Path) -> None:
+    """Learn a store from the learn half and save it to `out`; prints what it learned."""
+    from calibration.labelled_scenes import fit_scenes, read_scenes, split_by_name
+
+    learn_half, _ = split_by_name(read_scenes(SCENES))
+    t = time.perf_counter()
+    store = fit_scenes(learn_half)
+    store.save(out)
+    print(f"learned {len(learn_half)} images, {len(store.cards)} cards, {len(store.vectors)} rows "
+          f"({int((store.labels != '-').sum())} index rows), d_ok {store.d_ok:.3f}, min_conf {store.min_conf:.2f}, "
+          f"{time.perf_counter() - t:.1f} s")
+
+
+def run() -> list[str]:
+    head = ["## Deck calibration on real multi-card photos (scenes-bicycle)", ""]
+    if not EVAL.exists() or not (SCENES / "corner_boxes.csv").exists():
+        return head + ["skipped: ../shared/tools/eval_vision.py or ../shared/data/scenes-bicycle is absent"]
+    from calibration.labelled_scenes import read_scenes, split_by_name
+
+    learn_half, held = split_by_name(read_scenes(SCENES))
+    with tempfile.TemporaryDirectory(prefix="deck-scenes-") as tmp:
+        store = Path(tmp) / "bicycle.deck.npz"
+        done = subprocess.run(_one_core([sys.executable, str(Path(__file__).resolve()), "--learn", str(store)]),
+                              capture_output=True, text=True, cwd=ROOT, env=_env())
+        if done.returncode:
+            return head + [f"FAILED to learn: {done.stderr.strip()[-300:]}"]
+        learned = done.stdout.strip().splitlines()[-1]
+        names = [s.name for s in held]
+        n_all = held_out_folder(Path(tmp) / "held", names)
+        n_jok = held_out_folder(Path(tmp) / "held-jokers", names, joker_only=True)
+        rows, errs = [], []
+        for label, folder, n in (("held-out half", "held", n_all), ("held-out images with a Joker", "held-jokers",
+                                                                       n_jok)):
+            for reader, path in (("stock recognizer", None), ("learned deck store", store)):
+                summary, errors = evaluate(Path(tmp) / folder, path)
+                rows.append(f"| {label} ({n}) | {reader} | {summary} |")
+                errs.append(f"- {label} / {reader}: {errors}")
+    return head + [
+        f"Split by sorted file name: {len(learn_half)} even positions learned, {len(held)} odd positions held out. "
+        "The dataset pastes cut-out card photos into many scenes, so a held-out image may reuse a card "
+        "cut-out seen while learning (the same deck, as at a real table, but not necessarily new photos).", "",
+        f"- learning: {learned}", "",
+        "| images | reader | eval_vision.py (one core) |", "|---|---|---|", *rows, "", "Top confusions:", "", *errs]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--learn", metavar="OUT.npz", help="only learn from the learn half and save the store")
+    args = parser.parse_args()
+    if args.learn:
+        learn(Path(args.learn))
+    else:
+        print("\n".join(run()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
