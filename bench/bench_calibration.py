@@ -3,6 +3,8 @@
 - Deck: ../shared/data/crops-piatnik, each card's shots split by position
   (3 learned, 6 held out); the stock recognizer and the calibrated deck store
   are scored on the same held-out shots (top card named = correct).
+- Deck from labelled multi-card photos: bench/bench_deck_scenes.py (scenes-bicycle,
+  even file-name positions learned, odd held out; stock vs learned store).
 - Pads: simulated pads with known offsets, bounce and 40 µs jitter; error of
   the recovered offsets against each pad's true median latency.
 - Camera: rendered one-card drops with 45 ms + U(0, 10 ms) capture latency;
@@ -88,7 +90,10 @@ def bench_camera() -> list[str]:
 
 
 def run() -> list[str]:
-    return ["## Calibration", ""] + bench_deck() + [""] + bench_pads() + bench_camera()
+    from bench import bench_deck_scenes
+
+    return (["## Calibration", ""] + bench_deck() + [""] + bench_pads() + bench_camera() + [""]
+            + bench_deck_scenes.run())
 
 
 if __name__ == "__main__":
