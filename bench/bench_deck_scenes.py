@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,22 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-EVAL = ROOT / ".." / "shared" / "tools" / "eval_vision.py"
-SCENES = ROOT / ".." / "shared" / "data" / "scenes-bicycle"
 
+from bench.bench_vision import DATA, EVAL, one_core_env, pinned, score_folder  # noqa: E402
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENCV_FOR_THREADS_NUM="1")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
-def _one_core(cmd: list[str]) -> list[str]:
-    """`cmd` pinned to one core this process may use (the last one: `taskset -c 1` on a 2-core box)."""
-    if shutil.which("taskset") and hasattr(os, "sched_getaffinity"):
-        return ["taskset", "-c", str(max(os.sched_getaffinity(0)))] + cmd
-    return cmd
+SCENES = DATA / "scenes-bicycle"
 
 
 def held_out_folder(dest: Path, names: list[str], joker_only: bool = False) -> int:
@@ -64,15 +50,8 @@ def held_out_folder(dest: Path, names: list[str], joker_only: bool = False) -> i
 
 
 def evaluate(folder: Path, store: Path | None) -> tuple[str, str]:
-    """(summary line, confusions line) from eval_vision.py for the stock reader or a deck store."""
-    cmd = [sys.executable, "-m", "referee.vision.cli", "recognize", "--json"]
-    if store is not None:
-        cmd += ["--deck", str(store)]
-    out = subprocess.run(_one_core([sys.executable, str(EVAL), str(folder), "--"] + cmd),
-                         capture_output=True, text=True, cwd=ROOT, env=_env()).stdout
-    lines = out.strip().splitlines()
-    summary = next((ln for ln in reversed(lines) if ln.startswith("recall=")), "no result: " + out[-200:])
-    errors = next((ln for ln in lines if ln.startswith("most common errors")), "")
+    """(summary line, confusions line) for the stock reader or a deck store."""
+    summary, errors = score_folder(folder, ["--deck", str(store)] if store is not None else [])
     return summary, errors.replace("most common errors: ", "")
 
 
@@ -98,8 +77,8 @@ def run() -> list[str]:
     learn_half, held = split_by_name(read_scenes(SCENES))
     with tempfile.TemporaryDirectory(prefix="deck-scenes-") as tmp:
         store = Path(tmp) / "bicycle.deck.npz"
-        done = subprocess.run(_one_core([sys.executable, str(Path(__file__).resolve()), "--learn", str(store)]),
-                              capture_output=True, text=True, cwd=ROOT, env=_env())
+        done = subprocess.run(pinned([sys.executable, str(Path(__file__).resolve()), "--learn", str(store)]),
+                              capture_output=True, text=True, cwd=ROOT, env=one_core_env())
         if done.returncode:
             return head + [f"FAILED to learn: {done.stderr.strip()[-300:]}"]
         learned = done.stdout.strip().splitlines()[-1]

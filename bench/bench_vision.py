@@ -25,24 +25,34 @@ DATASETS = ("scenes-bicycle", "crops-piatnik")
 METHODS = ("index", "index-cnn", "baseline")
 
 
-def _one_core_env() -> dict[str, str]:
+def one_core_env() -> dict[str, str]:
+    """Environment for a child that must stay on one core and import this checkout."""
     env = dict(os.environ)
-    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", OPENCV_FOR_THREADS_NUM="1")
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENCV_FOR_THREADS_NUM="1")
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
-def eval_photos(dataset: str, method: str) -> tuple[str, str]:
-    """(summary line, errors line) from eval_vision.py for one dataset and method."""
-    cmd = [sys.executable, str(EVAL), str(DATA / dataset), "--",
-           sys.executable, "-m", "referee.vision.cli", "recognize", "--json", "--method", method]
-    if shutil.which("taskset"):
-        cmd = ["taskset", "-c", "0"] + cmd
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=_one_core_env()).stdout
+def pinned(cmd: list[str]) -> list[str]:
+    """`cmd` pinned to core 0 when taskset is available."""
+    return ["taskset", "-c", "0"] + cmd if shutil.which("taskset") else cmd
+
+
+def score_folder(folder: Path, recognize_args: list[str]) -> tuple[str, str]:
+    """(summary line, errors line) from eval_vision.py on a labelled folder, running
+    `referee recognize --json` with `recognize_args` on one core."""
+    cmd = [sys.executable, str(EVAL), str(folder), "--",
+           sys.executable, "-m", "referee.vision.cli", "recognize", "--json", *recognize_args]
+    out = subprocess.run(pinned(cmd), capture_output=True, text=True, cwd=ROOT, env=one_core_env()).stdout
     lines = out.strip().splitlines()
     summary = next((ln for ln in reversed(lines) if ln.startswith("recall=")), "no result: " + out[-200:])
     errors = next((ln for ln in lines if ln.startswith("most common errors")), "")
     return summary, errors
+
+
+def eval_photos(dataset: str, method: str) -> tuple[str, str]:
+    """(summary line, errors line) for one shared dataset and recognizer method."""
+    return score_folder(DATA / dataset, ["--method", method])
 
 
 def pile_sequence(seed: int = 7, row: bool = False, n_cards: int = 52, hands: float = 0.2) -> list[str]:

@@ -9,6 +9,7 @@ project-rendered cards only; nothing is downloaded at run time.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,28 +93,19 @@ class IndexCNN:
 
 
 IndexModel = IndexMLP | IndexCNN
-_cached: IndexModel | None = None
 
 
+@functools.cache
 def load_model(path: Path) -> IndexModel:
-    """An index model file: `.onnx` (CNN) or `.npz` (MLP)."""
+    """An index model file, `.onnx` (CNN) or `.npz` (MLP), loaded once per path."""
     return IndexCNN(path) if path.suffix == ".onnx" else IndexMLP.load(path)
 
 
 def default_model() -> IndexModel:
-    """The committed default model (the MLP), loaded once."""
-    global _cached
-    if _cached is None:
-        _cached = load_model(MODEL_PATH)
-    return _cached
+    """The committed default model (the MLP)."""
+    return load_model(MODEL_PATH)
 
 
-_cached_cnn: IndexCNN | None = None
-
-
-def cnn_model() -> IndexCNN:
-    """The committed CNN, loaded once."""
-    global _cached_cnn
-    if _cached_cnn is None:
-        _cached_cnn = IndexCNN(CNN_PATH)
-    return _cached_cnn
+def cnn_model() -> IndexModel:
+    """The committed CNN."""
+    return load_model(CNN_PATH)
