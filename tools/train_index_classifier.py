@@ -60,6 +60,14 @@ TTF_TEXT = discover_fonts()
 TTF_SUIT = [f for f in TTF_TEXT if re.search(r"DejaVuSans(-Bold)?\.ttf|DejaVuSerif\.ttf|FreeSerif\.ttf|FreeSans\.ttf", f)]
 
 
+def ten_setting(rng: random.Random) -> dict:
+    """How a deck sets "10": half the time a font's own pair squeezed to 1.1-1.7 digit widths, half
+    the time a narrow "1" close beside the "0", condensed (as on Bicycle-like indices)."""
+    if rng.random() < 0.5:
+        return {"ten_w": rng.uniform(1.1, 1.7), "ten_gap": None}
+    return {"ten_w": rng.uniform(0.6, 1.0), "ten_gap": rng.uniform(0.0, 0.3)}
+
+
 def ttf_style(rng: random.Random) -> render.CardStyle:
     """A random deck look whose index is set in a real TrueType face (serif weighted)."""
     serif = [f for f in TTF_TEXT if _SERIF.search(Path(f).name)]
@@ -84,8 +92,9 @@ def ttf_style(rng: random.Random) -> render.CardStyle:
         frame=rng.random() < 0.6, pip_h=rng.uniform(0.12, 0.17),
         suit_font=rng.choice(TTF_SUIT) if TTF_SUIT and rng.random() < 0.5 else None,
         suit_aspect=rng.uniform(0.85, 1.2), red=red, black=black,
-        suit_dx=rng.choice((0.0, rng.uniform(-0.25, 0.25) * rank_h)), ten_w=rng.uniform(1.1, 1.7),
-        flat_three=rng.choice((False, False, True, 2)))  # 2: flat bar with a left serif
+        suit_dx=rng.choice((0.0, rng.uniform(-0.25, 0.25) * rank_h)),
+        flat_three=rng.choice((False, False, True, 2)),  # 2: flat bar with a left serif
+        **ten_setting(rng))
 
 
 def pick_style(rng: random.Random) -> render.CardStyle:
@@ -95,7 +104,7 @@ def pick_style(rng: random.Random) -> render.CardStyle:
         return ttf_style(rng)
     if u < 0.85:
         st = render.random_style(rng)
-        return dataclasses.replace(st, flat_three=rng.random() < 0.5)
+        return dataclasses.replace(st, flat_three=rng.random() < 0.5, **ten_setting(rng))
     return rng.choice(list(render.STYLES.values()))
 
 

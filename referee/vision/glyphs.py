@@ -110,11 +110,8 @@ def _flat_top_three(m: np.ndarray, serif: bool = False) -> np.ndarray:
     return out
 
 
-def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
-              stroke: tuple[int, int] = (1, 1), flat_three: bool | int = False) -> np.ndarray:
-    """`text` drawn in a Hershey font (or a TrueType file when `font` is a path),
-    stretched to exactly w x h px (uint8 0/255).
-    `stroke` (kx, ky) thickens vertical/horizontal strokes unequally, like a serif face."""
+def _glyph_canvas(text: str, font: int | str, thickness: int) -> np.ndarray:
+    """`text` drawn white on black in a Hershey font or a TrueType file, with a margin."""
     if isinstance(font, str):
         canvas = ttf_canvas(text, font)
         if thickness != 1:  # 0: thinner, 2+: bolder than the face itself
@@ -126,10 +123,44 @@ def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
         (tw, th), base = cv2.getTextSize(text, font, scale, thickness * 4)
         canvas = np.zeros((th + base + 40, tw + 40), np.uint8)
         cv2.putText(canvas, text, (20, th + 20), font, scale, 255, thickness * 4, cv2.LINE_AA)
+    return canvas
+
+
+def _ink_crop(canvas: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(canvas > 64)
+    return canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _set_ten(font: int | str, thickness: int, gap: float) -> np.ndarray:
+    """ "10" set as on many card indices: a narrow "1" close beside the "0" (`gap` in glyph heights),
+    not a font's tabular pair, whose "1" sits alone in a full digit width."""
+    one, zero = (_ink_crop(_glyph_canvas(d, font, thickness)) for d in "10")
+    h = max(one.shape[0], zero.shape[0])
+    one = cv2.resize(one, (max(1, round(one.shape[1] * h / one.shape[0])), h), interpolation=cv2.INTER_AREA)
+    zero = cv2.resize(zero, (max(1, round(zero.shape[1] * h / zero.shape[0])), h), interpolation=cv2.INTER_AREA)
+    return np.hstack([one, np.zeros((h, max(1, round(gap * h))), np.uint8), zero])
+
+
+def ten_aspect(font: int | str, thickness: int, gap: float) -> float:
+    """Width over height of `_set_ten`'s "10" (the renderer sizes the index from it)."""
+    m = _set_ten(font, thickness, gap)
+    return m.shape[1] / m.shape[0]
+
+
+def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
+              stroke: tuple[int, int] = (1, 1), flat_three: bool | int = False,
+              ten_gap: float | None = None) -> np.ndarray:
+    """`text` drawn in a Hershey font (or a TrueType file when `font` is a path),
+    stretched to exactly w x h px (uint8 0/255).
+    `stroke` (kx, ky) thickens vertical/horizontal strokes unequally, like a serif face;
+    `ten_gap` sets "10" from its two digits that far apart (see `_set_ten`)."""
+    if text == "10" and ten_gap is not None:
+        canvas = _set_ten(font, thickness, ten_gap)
+    else:
+        canvas = _glyph_canvas(text, font, thickness)
     if stroke != (1, 1):
         canvas = cv2.dilate(canvas, np.ones((max(1, stroke[1]), max(1, stroke[0])), np.uint8))
-    ys, xs = np.nonzero(canvas > 64)
-    canvas = canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    canvas = _ink_crop(canvas)
     if flat_three and text == "3":
         canvas = _flat_top_three(canvas, serif=flat_three == 2)
     return cv2.resize(canvas, (max(1, int(w)), max(1, int(h))), interpolation=cv2.INTER_AREA)

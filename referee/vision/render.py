@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from ..cards import Card
-from .glyphs import FONTS, draw_suit, paste_mask, text_mask
+from .glyphs import FONTS, draw_suit, paste_mask, ten_aspect, text_mask
 
 RED = (40, 40, 205)
 BLACK = (35, 30, 30)
@@ -60,10 +60,20 @@ class CardStyle:
     suit_font: str | None = None  # TrueType path for the index suit (training only); None: glyphs.draw_suit shapes
     suit_aspect: float = 1.0      # index suit width stretch (TrueType suits)
     suit_dx: float = 0.0          # index suit offset sideways from the rank's centre (fraction of card width)
-    ten_w: float = 1.6            # width of "10" in single-character widths
+    ten_w: float = 1.6            # width of "10": in single-character widths, or with ten_gap, of its natural width
+    ten_gap: float | None = None  # set "10" from a narrow "1" this close to the "0" (glyph heights), see glyphs
     flat_three: bool = False      # draw the index "3" with a flat top bar
     red: tuple[int, int, int] = RED
     black: tuple[int, int, int] = BLACK
+
+
+def rank_width(st: CardStyle, rank: str, card_w: float) -> float:
+    """Width in px of the index rank `rank` on a card `card_w` px wide."""
+    if rank != "10":
+        return st.rank_w * card_w
+    if st.ten_gap is None:
+        return st.rank_w * card_w * st.ten_w
+    return st.rank_h * card_w * ten_aspect(st.font, st.thickness, st.ten_gap) * st.ten_w
 
 
 STYLES: dict[str, CardStyle] = {
@@ -105,9 +115,8 @@ def _draw_index(img: np.ndarray, card: Card, st: CardStyle, color: tuple[int, ..
             paste_mask(img, m, int(cx - m.shape[1] / 2), yy, color, flip=flip)
             y += lh * 1.2
         return
-    nchar = 2 if card.rank == "10" else 1
-    m = text_mask(card.rank, st.font, st.thickness, st.rank_w * W * (st.ten_w if nchar == 2 else 1), rh, st.stroke,
-                  st.flat_three)
+    m = text_mask(card.rank, st.font, st.thickness, rank_width(st, card.rank, W), rh, st.stroke,
+                  st.flat_three, st.ten_gap)
     y = st.index_y * W
     yy = int(H - y - rh) if flip else int(y)
     paste_mask(img, m, int(cx - m.shape[1] / 2), yy, color, flip=flip)
@@ -352,7 +361,7 @@ def index_layout(card: Card, st: CardStyle) -> list[tuple[tuple[float, float, fl
                 box = (cx - hw, y, cx + hw, y + lh)
                 sy, sh = y + lh * 1.7, lh
             else:
-                hw = st.rank_w * W * (st.ten_w / 2 if card.rank == "10" else 0.5)
+                hw = rank_width(st, card.rank, W) / 2
                 box = (cx - hw, y, cx + hw, y + rh)
                 sh = st.suit_h * W
                 sy = y + rh + st.gap * W + sh / 2

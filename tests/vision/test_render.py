@@ -1,6 +1,7 @@
 """The renderer draws what it is asked to, deterministically."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -45,3 +46,16 @@ def test_scene_has_requested_size_and_placements() -> None:
     img, placed = render.random_scene(random.Random(1), [Card.parse("AS"), Card.parse("KD")], size=320)
     assert img.shape == (320, 320, 3)
     assert [p.card for p in placed] == [Card.parse("AS"), Card.parse("KD")]
+
+
+def test_a_set_ten_is_drawn_where_the_layout_says_and_as_wide() -> None:
+    """A "10" set from its two digits (ten_gap) fills the index box the layout reports, edge to edge."""
+    for gap, squeeze in ((0.0, 0.6), (0.25, 0.7)):
+        style = dataclasses.replace(render.STYLES["classic"], ten_gap=gap, ten_w=squeeze, frame=False)
+        img = render.render_card(Card.parse("10S"), style)
+        (x0, y0, x1, y1), _, _ = render.index_layout(Card.parse("10S"), style)[0]
+        rows = img[int(y0) + 2:int(y1) - 2]
+        cols = np.nonzero((rows.sum(2) < 450).any(0))[0]
+        ink_x0 = cols[cols < render.CARD_W // 2].min()
+        ink_x1 = cols[cols < x1 + 5].max() + 1
+        assert abs(ink_x0 - max(0.0, x0)) <= 2 and abs(ink_x1 - x1) <= 2, (gap, ink_x0, ink_x1, x0, x1)
