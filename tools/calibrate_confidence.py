@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -54,6 +55,7 @@ def main() -> None:
     cv2.setNumThreads(1)
     rng = random.Random(args.seed)
     confs: list[tuple[float, bool]] = []
+    wrong: list[tuple[float, str]] = []  # (confidence, card) named but not in the scene
     n_cards = 0
     deck = T.DECK
     for i in range(args.scenes):
@@ -65,6 +67,8 @@ def main() -> None:
         n_cards += len(truth)
         for d in recognize(img, min_conf=0.0, include_unsure=True, model=model):
             confs.append((d.confidence, d.card in truth))
+            if d.card not in truth:
+                wrong.append((d.confidence, str(d.card)))
     c = np.array([x for x, _ in confs])
     ok = np.array([y for _, y in confs])
     best = None
@@ -77,6 +81,8 @@ def main() -> None:
         if best is None and prec >= args.precision:
             best = t
     print(f"lowest cut-off with rendered precision >= {args.precision}: {best}")
+    sure = Counter(card for conf, card in wrong if conf >= 0.97)
+    print("named >= 0.97 but not in the scene:", ", ".join(f"{card} x{n}" for card, n in sure.most_common()) or "none")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from ..cards import Card
 from ..events import CardSeen, CardUnreadable, Event, PileCleared
 from .recognize import Detection, recognize
 
-# The live pipeline keeps the earlier 0.9 cut-off: the still-image cut (recognize.MIN_CONFIDENCE, 0.97
+# The live pipeline keeps the earlier 0.9 cut-off: the still-image cut (recognize.MIN_CONFIDENCE, 0.98
 # from the hard rendered validation) drops cards from the rendered drop sequences; re-calibrating the
 # pipeline (several settled frames, both corners) on the hard validation is the follow-up.
 PIPELINE_MIN_CONFIDENCE = 0.9
