@@ -40,7 +40,7 @@ import train_index_classifier as T  # noqa: E402
 from train_index_classifier import CONFUSABLE, degrade, make_scene  # noqa: E402
 
 
-CUTS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99)
+CUTS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999)
 
 
 def main() -> None:
