@@ -1,7 +1,8 @@
 """`referee calibrate ...`: fit the referee to a table and save the table's profile.
 
     referee calibrate camera  [--source picamera2|opencv|video|folder|sim] [--path P] [--pile x,y,w,h]
-    referee calibrate deck    (--folder DIR | --video FILE [--order 9S,10S,...]) [--deck 52|54|36|32|24|LIST]
+    referee calibrate deck    (--folder DIR | --video FILE [--order 9S,10S,...] | --scenes DIR)
+                              [--deck 52|54|36|32|24|LIST]
     referee calibrate pads    [--events FILE.jsonl | --simulate] [--seats N] [--trials N] [--reference-seat R]
     referee calibrate audio   [--volume N] [--backend espeak|files|silent] [--dir DIR]
     referee calibrate check   [--source ...] [--folder DIR]
@@ -63,6 +64,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     src = deck.add_mutually_exclusive_group(required=True)
     src.add_argument("--folder", help="photos of single cards (labels.csv, or names like 10H_03.jpg)")
     src.add_argument("--video", help="a video of the deck dealt onto the pile one card at a time")
+    src.add_argument("--scenes", help="labelled photos of several cards each (labels.csv and corner_boxes.csv)")
     deck.add_argument("--order", default=None, help="deal order of the video: 9S,10S,... (or @file)")
     deck.add_argument("--deck", default="52", help="52, 54, 36, 32, 24, or a comma list of the deck's cards")
     deck.add_argument("--name", default="", help="what to call the deck (e.g. piatnik-vienna)")

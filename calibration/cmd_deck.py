@@ -1,7 +1,13 @@
-"""`referee calibrate deck`: learn the deck from photos or a pile video; check on held-out shots."""
+"""`referee calibrate deck`: learn the deck from photos or a pile video; check on held-out shots.
+
+With `--scenes DIR` it learns from labelled photos of several cards each
+(`calibration.labelled_scenes`): every photo is learned from, and the
+confidence cut-off is chosen (and reported) on a split of them.
+"""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from referee.vision.recognize import recognize
@@ -22,6 +28,8 @@ def _order(text: str | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "scenes", None):
+        return run_scenes(args)
     ui = prompter(args)
     profile, path = open_profile(args)
     deck = deck_cards(args.deck)
@@ -74,5 +82,55 @@ def run(args: argparse.Namespace) -> int:
     store(args, profile, path, ui, deck=section)
     if not report.usable:
         ui.say("the profile's deck is NOT usable: a game will not use it until every card is named right")
+        return 1
+    return 0
+
+
+def run_scenes(args: argparse.Namespace) -> int:
+    """`calibrate deck --scenes DIR`: learn a deck store from labelled multi-card photos.
+
+    Cards labelled but not in `--deck` are learned as "not an index". The deck is
+    usable when every card of it was shown and the check split reached the
+    target precision. Exit 0 usable, 1 learned but not usable, 2 bad input.
+    """
+    from .labelled_scenes import TARGET_PRECISION, SceneError, learn_scenes, read_scenes
+
+    ui = prompter(args)
+    try:
+        deck = deck_cards(args.deck)
+        profile, path = open_profile(args)
+        scenes = read_scenes(args.scenes)
+        extra = sorted({c for s in scenes for c in s.cards} - set(deck))
+        for scene in scenes:
+            scene.cards = [c for c in scene.cards if c in deck]
+            scene.boxes = [b for b in scene.boxes if b[0] in deck]
+        ui.step(1, 2, f"learning a {len(deck)}-card deck from {len(scenes)} labelled photos")
+        if extra:
+            ui.say(f"not in this deck, learned as not-a-card: {' '.join(extra)}")
+        model, check = learn_scenes(scenes)
+    except (SceneError, ValueError) as exc:
+        print(f"referee calibrate deck: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    ui.step(2, 2, "result")
+    folder = directory(args)
+    folder.mkdir(parents=True, exist_ok=True)
+    model_name = f"{args.table}.deck.npz"
+    digest = model.save(folder / model_name)
+    missing = [c for c in deck if c not in model.cards]
+    usable = not missing and check is not None and check.precision >= TARGET_PRECISION
+    checked = (f"check on {check.images} of them (learned from the others): recall {check.recall:.3f} precision "
+               f"{check.precision:.3f} at min confidence {check.cut:.2f}" if check is not None
+               else "too few photos to check (4 or more needed)")
+    ui.say(f"learned {len(model.cards)} cards from {len(scenes)} photos ({len(model.vectors)} rows, "
+           f"{int((model.labels != '-').sum())} index rows); {checked}"
+           + (f"; never shown: {' '.join(missing)}" if missing else ""))
+    section = DeckProfile(
+        name=args.name or f"deck-{len(deck)}", cards=deck, model=model_name, sha256=digest, usable=usable,
+        learn_shots=len(scenes), held_out_shots=check.images if check is not None else 0,
+        held_out_accuracy=round(check.recall, 4) if check is not None else 0.0, missing=missing)
+    store(args, profile, path, ui, deck=section)
+    if not usable:
+        ui.say("the profile's deck is NOT usable: a game will not use it until every card is shown and named "
+               f"with precision {TARGET_PRECISION} or better")
         return 1
     return 0

@@ -59,26 +59,48 @@ def _card(row: dict[str, str], where: str) -> str:
 
 
 def read_scenes(folder: str | Path) -> list[Scene]:
-    """Every image of `folder` named in its labels.csv, in file-name order, with its corner boxes."""
+    """Every image of `folder` named in its labels.csv, in file-name order, with its corner boxes.
+
+    Raises `SceneError` (one line) for a missing folder or table, a table without the
+    needed columns, an unreadable card or number, or a folder with no labelled image.
+    """
     folder = Path(folder)
+    if not folder.is_dir():
+        raise SceneError(f"{folder}: no such folder")
     labels, boxes = folder / "labels.csv", folder / "corner_boxes.csv"
     for table in (labels, boxes):
         if not table.is_file():
             raise SceneError(f"{folder}: no {table.name}")
     cards: dict[str, list[str]] = defaultdict(list)
-    with labels.open(newline="") as f:
-        for n, row in enumerate(csv.DictReader(f), 2):
-            cards[row["file"]].append(_card(row, f"{labels.name} line {n}"))
+    for n, row in _rows(labels, ("file", "rank", "suit")):
+        cards[row["file"]].append(_card(row, f"{labels.name} line {n}"))
     corner: dict[str, list[Box]] = defaultdict(list)
-    with boxes.open(newline="") as f:
-        for n, row in enumerate(csv.DictReader(f), 2):
-            where = f"{boxes.name} line {n}"
-            try:
-                x1, y1, x2, y2 = (float(row[k]) for k in ("x1", "y1", "x2", "y2"))
-            except (KeyError, TypeError, ValueError):
-                raise SceneError(f"{where}: x1,y1,x2,y2 must be numbers") from None
-            corner[row["file"]].append((_card(row, where), min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)))
+    for n, row in _rows(boxes, ("file", "rank", "suit", "x1", "y1", "x2", "y2")):
+        where = f"{boxes.name} line {n}"
+        try:
+            x1, y1, x2, y2 = (float(row[k]) for k in ("x1", "y1", "x2", "y2"))
+        except (KeyError, TypeError, ValueError):
+            raise SceneError(f"{where}: x1,y1,x2,y2 must be numbers") from None
+        corner[row["file"]].append((_card(row, where), min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)))
+    if not cards:
+        raise SceneError(f"{labels}: no labelled images")
     return [Scene(folder / name, cards[name], corner.get(name, [])) for name in sorted(cards)]
+
+
+def _rows(table: Path, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, row) of a CSV table that has `columns`; its problems as one-line `SceneError`s."""
+    try:
+        with table.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in columns if c not in (reader.fieldnames or [])]
+            if missing:
+                raise SceneError(f"{table.name}: needs the columns {','.join(columns)} (missing {','.join(missing)})")
+            for n, row in enumerate(reader, 2):
+                if not row.get("file"):
+                    raise SceneError(f"{table.name} line {n}: no file name")
+                yield n, row
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise SceneError(f"{table.name}: not a CSV table ({type(exc).__name__})") from None
 
 
 def split_by_name(scenes: Sequence[Scene]) -> tuple[list[Scene], list[Scene]]:
@@ -111,8 +133,18 @@ def labelled_images(scenes: Sequence[Scene], *, augment: bool = False) -> Iterat
         yield [label_image(v, scene.boxes) for v in (relit(img) if augment else [img])]
 
 
-CUTS = (0.5, 0.6, 0.7, 0.8, 0.9)
-TARGET_PRECISION = 0.98
+CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
+TARGET_PRECISION = 0.99   # a wrong name is a wrong ruling
+
+
+@dataclass(frozen=True)
+class CutCheck:
+    """The cut-off chosen on a split of the learning scenes, and how it named the checked half there."""
+
+    cut: float
+    recall: float
+    precision: float
+    images: int          # images checked (the odd name positions)
 
 
 def fit_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: bool = True) -> DeckStore:
@@ -122,30 +154,43 @@ def fit_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: bo
     store and the naming time and cost precision. With `choose_cut`, the store's
     `min_conf` is chosen on the learning scenes alone (`choose_min_conf`).
     """
+    return learn_scenes(scenes, augment=augment, choose_cut=choose_cut)[0]
+
+
+def learn_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: bool = True
+                 ) -> tuple[DeckStore, CutCheck | None]:
+    """`fit_scenes`, and the check its cut-off was chosen on (None with fewer than 4 scenes)."""
     if not scenes:
         raise SceneError("no labelled scenes to learn from")
     cards = {c for s in scenes for c in s.cards}
     store = DeckStore.fit_labelled(labelled_images(scenes, augment=augment), cards=cards)
+    check = None
     if choose_cut and len(scenes) >= 4:
-        store.min_conf = choose_min_conf(scenes, augment=augment)
-    return store
+        check = choose_min_conf(scenes, augment=augment)
+        store.min_conf = check.cut
+    return store, check
 
 
-def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False) -> float:
+def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False) -> CutCheck:
     """The lowest cut-off in `CUTS` reaching `TARGET_PRECISION` when half of `scenes` (even name
-    positions) names the other half; the highest cut-off when none does. Never sees held-out images."""
+    positions) names the other half; when none does, the most precise one. Never sees held-out images."""
     inner_learn, inner_check = split_by_name(scenes)
     store = DeckStore.fit_labelled(labelled_images(inner_learn, augment=augment))
     named: list[tuple[Counter[str], list[tuple[str, float]]]] = []
     for scene in inner_check:
         found = store(scene.image(), include_unsure=True)
         named.append((Counter(scene.cards), [(str(d.card), d.confidence) for d in found]))
+    wanted = sum(sum(want.values()) for want, _ in named)
+    checks = []
     for cut in CUTS:
         hit = told = 0
         for want, found in named:
             got = Counter(card for card, conf in found if conf >= cut)
             hit += sum((want & got).values())
             told += sum(got.values())
-        if told and hit / told >= TARGET_PRECISION:
-            return cut
-    return CUTS[-1]
+        checks.append(CutCheck(cut, hit / wanted if wanted else 0.0, hit / told if told else 0.0, len(inner_check)))
+    good = [c for c in checks if c.precision >= TARGET_PRECISION]
+    # none good enough: the most precise, lowest of equals (a higher cut that buys no precision only loses recall)
+    return good[0] if good else max(checks, key=lambda c: (c.precision, -c.cut))
+    assert result is not None
+    return result

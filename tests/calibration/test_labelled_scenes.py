@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.labelled_scenes import (SceneError, fit_scenes, label_image, read_scenes, split_by_name)
+from calibration.labelled_scenes import (CUTS, SceneError, fit_scenes, label_image, read_scenes, split_by_name)
 from referee.cards import Card
 from referee.vision import render
 from referee.vision.deck_store import NOT_INDEX, DeckStore
@@ -109,7 +109,7 @@ def test_bad_folder_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_store_learned_from_scenes_names_held_out_scenes(rendered: Path, store: DeckStore) -> None:
     _, held = split_by_name(read_scenes(rendered))
-    assert sorted(store.cards) == sorted(DECK) and 0.5 <= store.min_conf <= 0.9
+    assert sorted(store.cards) == sorted(DECK) and store.min_conf in CUTS
     for scene in held:
         assert sorted(str(d.card) for d in store(scene.image())) == sorted(scene.cards), scene.name
 
