@@ -314,13 +314,9 @@ class _Index:
         self.rows = np.ascontiguousarray(vectors, dtype=np.float16)   # re-ranking reads only a few rows
         self.mean, self.basis = mean, basis
         z = np.vstack([(vectors[s:s + chunk].astype(np.float32) - mean) @ basis for s in range(0, len(vectors), chunk)])
-        k = min(SEARCH_DIMS, z.shape[1])
-        # one product ranks the rows: [q, 1] @ [-2 z; |z|^2] is |q - z|^2 - |q|^2 (no second pass over (m, n))
-        self.search_t = np.ascontiguousarray(np.vstack([-2.0 * z[:, :k].T, (z[:, :k] ** 2).sum(axis=1)[None, :]]))
+        self.search_t = _ranker(z[:, :min(SEARCH_DIMS, z.shape[1])])
         zc = z[card]
-        g = min(32, z.shape[1])
-        self.gate = [(np.ascontiguousarray(zc[:, :g].T), (zc[:, :g] ** 2).sum(axis=1), g),
-                     (np.ascontiguousarray(zc.T), (zc ** 2).sum(axis=1), zc.shape[1])]
+        self.gate = [_ranker(zc[:, :min(32, z.shape[1])]), _ranker(zc)]   # a coarse bound, then the tight one
 
     def nearest(self, e: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For unit rows `e`: (which rows have a card row within `radius`, their `K` nearest stored rows
@@ -334,14 +330,13 @@ class _Index:
         else:
             q = (e - self.mean) @ self.basis
             keep = np.arange(len(e))
-            for axes_t, sq, g in self.gate:         # coarse bound first, then the tighter one on the survivors
-                qg = q[keep, :g]
-                lo = (qg ** 2).sum(axis=1)[:, None] + sq[None, :] - 2.0 * qg @ axes_t
-                keep = keep[lo.min(axis=1, initial=np.inf) <= 2.0 * radius + 1e-2]
+            for ranker in self.gate:
+                qg = q[keep, :ranker.shape[0] - 1]
+                lo = _with_one(qg) @ ranker
+                keep = keep[lo.min(axis=1, initial=np.inf) + (qg ** 2).sum(axis=1) <= 2.0 * radius + 2e-3]   # + float16 rows off unit length
                 if not len(keep):
                     break
-            qs = np.hstack([q[keep, :self.search_t.shape[0] - 1], np.ones((len(keep), 1), np.float32)])
-            ds = qs @ self.search_t
+            ds = _with_one(q[keep, :self.search_t.shape[0] - 1]) @ self.search_t
             short = _smallest(ds, min(SHORTLIST, ds.shape[1]))
             d = 1.0 - np.einsum("ij,ikj->ik", e[keep], self.rows[short].astype(np.float32))
             near = short
@@ -349,6 +344,16 @@ class _Index:
         near = np.take_along_axis(near, order, axis=1)
         dist = np.take_along_axis(d, near, axis=1) if self.exact else np.take_along_axis(d, order, axis=1)
         return keep, near, dist
+
+
+def _ranker(z: np.ndarray) -> np.ndarray:
+    """(k + 1, n) such that `_with_one(q) @ it` is |q - z|^2 - |q|^2 for every row of `z`: one
+    matrix product ranks the rows, with no second pass over the (m, n) result."""
+    return np.ascontiguousarray(np.vstack([-2.0 * z.T, (z ** 2).sum(axis=1)[None, :]]).astype(np.float32))
+
+
+def _with_one(q: np.ndarray) -> np.ndarray:
+    return np.hstack([q, np.ones((len(q), 1), np.float32)])
 
 
 def _smallest(d: np.ndarray, k: int) -> np.ndarray:
