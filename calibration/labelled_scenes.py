@@ -178,8 +178,8 @@ def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False) -> CutChe
     store = DeckStore.fit_labelled(labelled_images(inner_learn, augment=augment))
     named: list[tuple[Counter[str], list[tuple[str, float]]]] = []
     for scene in inner_check:
-        found = store(scene.image(), include_unsure=True)
-        named.append((Counter(scene.cards), [(str(d.card), d.confidence) for d in found]))
+        seen = store(scene.image(), include_unsure=True)
+        named.append((Counter(scene.cards), [(str(d.card), d.confidence) for d in seen]))
     wanted = sum(sum(want.values()) for want, _ in named)
     checks = []
     for cut in CUTS:
@@ -192,5 +192,3 @@ def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False) -> CutChe
     good = [c for c in checks if c.precision >= TARGET_PRECISION]
     # none good enough: the most precise, lowest of equals (a higher cut that buys no precision only loses recall)
     return good[0] if good else max(checks, key=lambda c: (c.precision, -c.cut))
-    assert result is not None
-    return result

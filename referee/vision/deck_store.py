@@ -28,7 +28,7 @@ import math
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -111,7 +111,7 @@ class DeckStore:
     min_conf: float = 0.5
     mean: np.ndarray | None = None   # search axes (`principal_axes`); fitted on first use when absent
     basis: np.ndarray | None = None
-    _index: "_Index | None" = field(default=None, init=False, repr=False, compare=False)
+    _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- learning ---------------------------------------------------------------------
     @classmethod
@@ -189,7 +189,7 @@ class DeckStore:
             dist[i] = d1
         return names, conf, dist
 
-    def index(self) -> "_Index":
+    def index(self) -> _Index:
         """The search structure over the rows (built on first use)."""
         if self._index is None:
             if self.basis is None and len(self.vectors) > EXACT_UP_TO:
@@ -229,13 +229,14 @@ class DeckStore:
 
     # -- storage ---------------------------------------------------------------------
     def to_bytes(self) -> bytes:
-        axes = {}
+        arrays: dict[str, Any] = {
+            "version": np.int32(STORE_VERSION), "vectors": self.vectors.astype(np.float16),
+            "labels": np.array(self.labels, dtype="U8"), "cards": np.array(self.cards, dtype="U8"),
+            "d_ok": np.float32(self.d_ok), "min_conf": np.float32(self.min_conf)}
         if self.basis is not None and self.mean is not None:
-            axes = {"mean": self.mean.astype(np.float32), "basis": self.basis.astype(np.float32)}
+            arrays.update(mean=self.mean.astype(np.float32), basis=self.basis.astype(np.float32))
         buf = io.BytesIO()
-        np.savez_compressed(buf, version=np.int32(STORE_VERSION), vectors=self.vectors.astype(np.float16),
-                            labels=np.array(self.labels, dtype="U8"), cards=np.array(self.cards, dtype="U8"),
-                            d_ok=np.float32(self.d_ok), min_conf=np.float32(self.min_conf), **axes)
+        np.savez_compressed(buf, **arrays)
         return buf.getvalue()
 
     def save(self, path: str | Path) -> str:
@@ -307,7 +308,7 @@ class _Index:
         self.label_ids = np.array([ids[str(x)] for x in labels], dtype=np.int64)
         card = self.label_ids > 0
         self.exact = basis is None or mean is None
-        if self.exact:
+        if basis is None or mean is None:
             self.rows = np.ascontiguousarray(vectors, dtype=np.float32)
             self.card_rows = self.rows[card]
             return
