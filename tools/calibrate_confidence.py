@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -52,6 +53,7 @@ def main() -> None:
     ap.add_argument("--easy", action="store_true", help="the plain rendered scenes, without --hard damage")
     args = ap.parse_args()
     model = load_model(args.model)
+    T.TTF_SUIT = [f for f in T.TTF_SUIT if re.search(T.VALIDATION_SUIT_FACES, f)]  # the fixed validation looks
     cv2.setNumThreads(1)
     rng = random.Random(args.seed)
     confs: list[tuple[float, bool]] = []

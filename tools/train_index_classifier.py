@@ -8,11 +8,12 @@ two-headed MLP in numpy. Writes referee/vision/models/index_mlp.npz.
 
 usage: nice python tools/train_index_classifier.py [--scenes 2500] [--epochs 25] [--seed 1] [--hard 0.6]
 
-The committed model: feature caches rendered with `--build-only --cache FILE`: TEN_A (`--scenes 3000
---seed 301 --hard 0.6`), TEN_B (`--scenes 1500 --seed 302 --hard 0.6 --ranks 10,3,5,9,6,8,Q`), and three
+The committed model: feature caches rendered with `--build-only --cache FILE`: SUITS (`--scenes 3000
+--seed 401 --hard 0.6`), TEN_A (`--scenes 3000 --seed 301 --hard 0.6`), TEN_B (`--scenes 1500 --seed 302
+--hard 0.6 --ranks 10,3,5,9,6,8,Q`; TEN_A/B before suits were set in every face that has them), and three
 caches from earlier versions of this script (before "set" tens; FONTS: 8000 scenes in the 100 faces, HARD1
-and HARD2: 3000 photo-damaged scenes each, seeds 91 and 92), then `--cache TEN_A TEN_B FONTS HARD1 HARD2
---epochs 25 --seed 3` (182k rows, about 10 minutes on one core). Its cut-off comes from
+and HARD2: 3000 photo-damaged scenes each, seeds 91 and 92), then `--cache SUITS TEN_A TEN_B FONTS HARD1
+HARD2 --epochs 25 --seed 3` (210k rows, about 10 minutes on one core). Its cut-off comes from
 tools/calibrate_confidence.py (other seeds, never the photographs). `--jitter` (patch re-inking) was
 measured too: it reads more real 3s and 10s but less surely, and needed a higher cut-off.
 """
@@ -32,7 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.cards import JOKER, Card, standard_deck  # noqa: E402
-from referee.vision import render  # noqa: E402
+from referee.vision import glyphs, render  # noqa: E402
 from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, IndexMLP  # noqa: E402
 from referee.vision.index_detect import (RANK_PATCH, SUIT_PATCH, features, find_blobs,  # noqa: E402
                                          pair_candidates, prepare)
@@ -61,7 +62,27 @@ def discover_fonts() -> list[str]:
 
 
 TTF_TEXT = discover_fonts()
-TTF_SUIT = [f for f in TTF_TEXT if re.search(r"DejaVuSans(-Bold)?\.ttf|DejaVuSerif\.ttf|FreeSerif\.ttf|FreeSans\.ttf", f)]
+def has_suits(path: str) -> bool:
+    """Whether a font draws all four filled suit symbols (not its missing-glyph box)."""
+    from PIL import Image, ImageDraw, ImageFont  # noqa: PLC0415  (training-only dependency)
+
+    font = ImageFont.truetype(path, 48)
+
+    def ink(ch: str) -> np.ndarray:
+        im = Image.new("L", (80, 80), 0)
+        ImageDraw.Draw(im).text((10, 5), ch, fill=255, font=font)
+        return np.asarray(im)
+
+    missing = ink("\ue000")  # a private-use code point: no text face draws it
+    return all(ink(ch).any() and not np.array_equal(ink(ch), missing) for ch in glyphs.SUIT_CHARS.values())
+
+
+# Index suits are set in every installed face that draws them (DejaVu, Liberation, URW, Libertine, Noto
+# Symbols: their shapes differ). The confidence calibration keeps the five faces the validation scenes have
+# always used (VALIDATION_SUIT_FACES), so a change of training looks never moves the validation set.
+VALIDATION_SUIT_FACES = r"DejaVuSans(-Bold)?\.ttf|DejaVuSerif\.ttf|FreeSerif\.ttf|FreeSans\.ttf"
+TTF_SUIT = [f for f in TTF_TEXT + [str(p) for root in FONT_DIRS for p in root.rglob("NotoSansSymbols2-Regular.ttf")]
+            if has_suits(f)]
 
 
 def ten_setting(rng: random.Random) -> dict:

