@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from typing import Any, Mapping
 
-
 from .edge_clock import TickKind, timed_factory
 from .pad_errors import PadConfigError
 from .pad_logic import Channel, PadLogic

@@ -18,7 +18,6 @@ import threading
 import time
 from typing import Any, Mapping
 
-
 from .edge_clock import TickKind, timed_factory
 from .mpr121 import MPR121, STATUS_OVERCURRENT, STATUS_PROX, I2CBus, MPR121Config, open_smbus
 from .pad_errors import PadConfigError

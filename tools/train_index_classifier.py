@@ -62,6 +62,10 @@ def discover_fonts() -> list[str]:
 
 
 TTF_TEXT = discover_fonts()
+TTF_SERIF = [f for f in TTF_TEXT if _SERIF.search(Path(f).name)]
+TTF_LIGHT = [f for f in TTF_TEXT if _LIGHT.search(Path(f).name)]
+
+
 def has_suits(path: str) -> bool:
     """Whether a font draws all four filled suit symbols (not its missing-glyph box)."""
     from PIL import Image, ImageDraw, ImageFont  # noqa: PLC0415  (training-only dependency)
@@ -95,10 +99,8 @@ def ten_setting(rng: random.Random) -> dict:
 
 def ttf_style(rng: random.Random) -> render.CardStyle:
     """A random deck look whose index is set in a real TrueType face (serif weighted)."""
-    serif = [f for f in TTF_TEXT if _SERIF.search(Path(f).name)]
-    light = [f for f in TTF_TEXT if _LIGHT.search(Path(f).name)]
     u = rng.random()
-    font = rng.choice(light if light and u < 0.2 else serif if serif and u < 0.65 else TTF_TEXT)
+    font = rng.choice(TTF_LIGHT if TTF_LIGHT and u < 0.2 else TTF_SERIF if TTF_SERIF and u < 0.65 else TTF_TEXT)
     # many printed indices are light faces with hairline strokes: thin most faces by erosion
     thick = rng.choice((1, 1, 2, 3)) if _LIGHT.search(font) else rng.choice((-1, -1, 0, 0, 0, 1, 1, 2))
     rank_h = rng.uniform(0.12, 0.25)

@@ -45,24 +45,6 @@ def score_frame(image: np.ndarray, model: IndexModel | None = None
     return frame, cands, pr, ps
 
 
-def score_candidates(image: np.ndarray, model: IndexModel | None = None
-                     ) -> tuple[list[Candidate], np.ndarray, np.ndarray]:
-    """All candidates in `image` with their rank and suit probabilities."""
-    _frame, cands, pr, ps = score_frame(image, model)
-    return cands, pr, ps
-
-
-def _identity(pr: np.ndarray, ps: np.ndarray) -> tuple[Card | None, float]:
-    r = int(pr.argmax())
-    rank = RANK_CLASSES[r]
-    if rank == "-":
-        return None, 0.0
-    if rank == JOKER:
-        return Card(JOKER), float(pr[r])
-    s = int(ps[:4].argmax())
-    return Card(rank, SUIT_CLASSES[s]), float(pr[r] * ps[s])
-
-
 def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: IndexModel | None = None,
               include_unsure: bool = False) -> list[Detection]:
     """Cards named in a BGR image, most confident first (one per identity)."""
@@ -70,7 +52,7 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
     frame, cands, pr, ps = score_frame(small, model)
     named = []
     if len(cands):
-        # _identity for every row at once; only rows that can be named are turned into cards
+        # each row's best rank (and suit, unless a Joker) at once; only rows that can be named become cards
         r = pr.argmax(1)
         s = ps[:, :4].argmax(1)
         rows = np.arange(len(r))
