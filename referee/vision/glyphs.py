@@ -98,8 +98,7 @@ def _flat_top_three(m: np.ndarray, serif: bool = False) -> np.ndarray:
     """A "3" redrawn with a flat top bar and a diagonal into its lower bowl (as on many card indices);
     with `serif`, the bar spans the glyph and ends in a short downward serif at its left end."""
     h, w = m.shape
-    dt = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3)
-    sw = max(2, int(round(2 * np.percentile(dt[dt > 0], 90))))
+    sw = _stroke_width(m)
     out = m.copy()
     cut = int(0.44 * h)
     out[:cut] = 0
@@ -131,31 +130,42 @@ def _ink_crop(canvas: np.ndarray) -> np.ndarray:
     return canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
-def _set_ten(font: int | str, thickness: int, gap: float) -> np.ndarray:
+def _stroke_width(mask: np.ndarray) -> int:
+    """A glyph's typical stroke width in px (twice its 90th-percentile inner distance)."""
+    dt = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 3)
+    return max(2, int(round(2 * np.percentile(dt[dt > 0], 90))))
+
+
+def _set_ten(font: int | str, thickness: int, gap: float, bar: bool = False) -> np.ndarray:
     """ "10" set as on many card indices: a narrow "1" close beside the "0" (`gap` in glyph heights),
-    not a font's tabular pair, whose "1" sits alone in a full digit width."""
-    one, zero = (_ink_crop(_glyph_canvas(d, font, thickness)) for d in "10")
+    not a font's tabular pair, whose "1" sits alone in a full digit width. With `bar`, the "1" is a
+    plain upright bar of the "0"'s stroke width (no flag, no foot), as on Bicycle-like indices."""
+    zero = _ink_crop(_glyph_canvas("0", font, thickness))
+    if bar:
+        one = np.full((zero.shape[0], _stroke_width(zero)), 255, np.uint8)
+    else:
+        one = _ink_crop(_glyph_canvas("1", font, thickness))
     h = max(one.shape[0], zero.shape[0])
     one = cv2.resize(one, (max(1, round(one.shape[1] * h / one.shape[0])), h), interpolation=cv2.INTER_AREA)
     zero = cv2.resize(zero, (max(1, round(zero.shape[1] * h / zero.shape[0])), h), interpolation=cv2.INTER_AREA)
     return np.hstack([one, np.zeros((h, max(1, round(gap * h))), np.uint8), zero])
 
 
-def ten_aspect(font: int | str, thickness: int, gap: float) -> float:
+def ten_aspect(font: int | str, thickness: int, gap: float, bar: bool = False) -> float:
     """Width over height of `_set_ten`'s "10" (the renderer sizes the index from it)."""
-    m = _set_ten(font, thickness, gap)
+    m = _set_ten(font, thickness, gap, bar)
     return m.shape[1] / m.shape[0]
 
 
 def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
               stroke: tuple[int, int] = (1, 1), flat_three: bool | int = False,
-              ten_gap: float | None = None) -> np.ndarray:
+              ten_gap: float | None = None, ten_bar: bool = False) -> np.ndarray:
     """`text` drawn in a Hershey font (or a TrueType file when `font` is a path),
     stretched to exactly w x h px (uint8 0/255).
     `stroke` (kx, ky) thickens vertical/horizontal strokes unequally, like a serif face;
-    `ten_gap` sets "10" from its two digits that far apart (see `_set_ten`)."""
+    `ten_gap` sets "10" from its two digits that far apart, its "1" a plain bar with `ten_bar` (see `_set_ten`)."""
     if text == "10" and ten_gap is not None:
-        canvas = _set_ten(font, thickness, ten_gap)
+        canvas = _set_ten(font, thickness, ten_gap, ten_bar)
     else:
         canvas = _glyph_canvas(text, font, thickness)
     if stroke != (1, 1):

@@ -62,6 +62,7 @@ class CardStyle:
     suit_dx: float = 0.0          # index suit offset sideways from the rank's centre (fraction of card width)
     ten_w: float = 1.6            # width of "10": in single-character widths, or with ten_gap, of its natural width
     ten_gap: float | None = None  # set "10" from a narrow "1" this close to the "0" (glyph heights), see glyphs
+    ten_bar: bool = False         # with ten_gap: the "1" of "10" a plain bar (no flag, no foot)
     flat_three: bool = False      # draw the index "3" with a flat top bar
     red: tuple[int, int, int] = RED
     black: tuple[int, int, int] = BLACK
@@ -73,7 +74,7 @@ def rank_width(st: CardStyle, rank: str, card_w: float) -> float:
         return st.rank_w * card_w
     if st.ten_gap is None:
         return st.rank_w * card_w * st.ten_w
-    return st.rank_h * card_w * ten_aspect(st.font, st.thickness, st.ten_gap) * st.ten_w
+    return st.rank_h * card_w * ten_aspect(st.font, st.thickness, st.ten_gap, st.ten_bar) * st.ten_w
 
 
 STYLES: dict[str, CardStyle] = {
@@ -116,7 +117,7 @@ def _draw_index(img: np.ndarray, card: Card, st: CardStyle, color: tuple[int, ..
             y += lh * 1.2
         return
     m = text_mask(card.rank, st.font, st.thickness, rank_width(st, card.rank, W), rh, st.stroke,
-                  st.flat_three, st.ten_gap)
+                  st.flat_three, st.ten_gap, st.ten_bar)
     y = st.index_y * W
     yy = int(H - y - rh) if flip else int(y)
     paste_mask(img, m, int(cx - m.shape[1] / 2), yy, color, flip=flip)

@@ -4,10 +4,11 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import cv2
 import numpy as np
 
 from referee.cards import Card, standard_deck
-from referee.vision import render
+from referee.vision import glyphs, render
 
 
 def test_faces_differ_per_card_and_are_deterministic() -> None:
@@ -59,3 +60,16 @@ def test_a_set_ten_is_drawn_where_the_layout_says_and_as_wide() -> None:
         ink_x0 = cols[cols < render.CARD_W // 2].min()
         ink_x1 = cols[cols < x1 + 5].max() + 1
         assert abs(ink_x0 - max(0.0, x0)) <= 2 and abs(ink_x1 - x1) <= 2, (gap, ink_x0, ink_x1, x0, x1)
+
+
+def test_a_ten_with_a_bar_one_is_a_plain_upright_bar_beside_the_zero() -> None:
+    """ten_bar draws the "1" of a set "10" as a solid bar as tall as the "0", with no flag or foot:
+    every column of the bar is inked top to bottom, and the gap before the "0" is blank."""
+    mask = glyphs.text_mask("10", cv2.FONT_HERSHEY_SIMPLEX, 1, 90, 100, ten_gap=0.1, ten_bar=True)
+    inked = mask > 127
+    cols = inked.any(0)
+    first_gap = int(np.argmin(cols))            # the first blank column ends the bar
+    assert 3 <= first_gap <= 30
+    assert inked[2:-2, 1:first_gap - 1].all()  # solid bar: no flag, no foot to either side
+    plain = glyphs.text_mask("10", cv2.FONT_HERSHEY_SIMPLEX, 1, 90, 100, ten_gap=0.1)
+    assert not (plain > 127)[2:-2, 1:int(np.argmin((plain > 127).any(0))) - 1].all()  # the font's own "1" is not
