@@ -13,6 +13,10 @@ are never used to choose them.
   height; a "3" (round, flat-topped, or flat with a left serif) is open there.
   On rendered 3s and 5s (half with photo damage, seed 51) 90% of 5s and 27% of
   3s pass: rejecting a "5" that fails costs a few 5s and removes most 3-as-5.
+- Two pips are not an index: a rank blob the same shape as its suit blob (both
+  drawn upright in the candidate's frame at the same patch size) is a pip
+  paired with its neighbour pip. A candidate whose rank/suit overlap is above
+  any rendered instance of that rank (plus a margin) is not named.
 - One blob, one index: a rank or suit blob already used by a more confident
   named index cannot be read again as part of another.
 """
@@ -25,6 +29,10 @@ from .index_detect import RANK_PATCH, Candidate, Frame, _patch
 # highest mirror-IoU of each rank's patch on 500 rendered validation scenes (seed 31) + 0.03
 MIRROR_MAX = {"2": 0.87, "3": 0.85, "4": 0.80, "5": 0.91, "7": 0.70, "10": 0.84, "J": 0.87, "K": 0.83,
               "JOKER": 0.73}
+# highest rank-vs-suit patch IoU of each rank's true indices on 500 rendered validation scenes (seed 31) + 0.03;
+# "10" (up to 0.98 there) is not checked
+SAME_SHAPE_MAX = {"A": 0.68, "2": 0.69, "3": 0.73, "4": 0.76, "5": 0.76, "6": 0.84, "7": 0.62, "8": 0.79,
+                  "9": 0.79, "J": 0.72, "Q": 0.82, "K": 0.70, "JOKER": 0.83}
 INK = 100
 
 
@@ -45,12 +53,22 @@ def left_stroke(p: np.ndarray, band: float = 0.35, top: float = 0.15, bottom: fl
     return float(reg.any(1).mean()) if reg.size else 0.0
 
 
+def same_shape_iou(rank_patch: np.ndarray, frame: Frame, cand: Candidate) -> float:
+    """Overlap of the rank patch with the suit blob drawn the same way (1.0: the same shape)."""
+    s, _, _ = _patch(frame, (cand.suit,), cand.ux, cand.uy, RANK_PATCH)
+    a, b = rank_patch > INK, s > INK
+    return float((a & b).sum()) / max(1, int((a | b).sum()))
+
+
 def plausible(frame: Frame, cand: Candidate, rank: str) -> bool:
     """Whether the rank glyph of `cand` can be `rank` by the shape checks above."""
     cap = MIRROR_MAX.get(rank)
-    if cap is None:
+    same = SAME_SHAPE_MAX.get(rank)
+    if cap is None and same is None:
         return True
     p, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)
-    if mirror_iou(p) > cap:
+    if cap is not None and mirror_iou(p) > cap:
+        return False
+    if same is not None and same_shape_iou(p, frame, cand) > same:
         return False
     return rank != "5" or left_stroke(p) >= 0.999

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Measure the limits of referee/vision/consistency.py on rendered scenes only.
+
+For every true corner index in rendered, photo-damaged validation scenes, the
+rank patch's mirror IoU and its overlap with its own suit blob (same frame,
+same patch size) are collected per rank; the printed limits are the highest
+value seen plus a margin (the checks must never refuse a rendered index).
+
+usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from referee.vision.classifier import RANK_CLASSES  # noqa: E402
+from referee.vision.consistency import mirror_iou, same_shape_iou  # noqa: E402
+from referee.vision.index_detect import RANK_PATCH, _patch, find_blobs, pair_candidates, prepare  # noqa: E402
+import train_index_classifier as T  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=31)
+    ap.add_argument("--margin", type=float, default=0.03)
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    rng = random.Random(args.seed)
+    mirror: dict[str, list[float]] = defaultdict(list)
+    same: dict[str, list[float]] = defaultdict(list)
+    for _ in range(args.scenes):
+        img, ps, ids = T.make_scene(rng)
+        img, scale = prepare(T.degrade(img, rng, warp=False))
+        if scale < 1:
+            ids = cv2.resize(ids, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_NEAREST)
+        frame = find_blobs(img)
+        cands = pair_candidates(frame)
+        if not cands:
+            continue
+        yr, _ = T.label(cands, [T.scaled(p, scale) for p in ps], ids)
+        for cand, y in zip(cands, yr):
+            rank = RANK_CLASSES[y]
+            if rank == "-":
+                continue
+            p, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)
+            mirror[rank].append(mirror_iou(p))
+            same[rank].append(same_shape_iou(p, frame, cand))
+    print("rank  indices  mirror-IoU limit  same-shape limit")
+    for rank in RANK_CLASSES[:-1]:
+        if mirror[rank]:
+            print(f"{rank:5} {len(mirror[rank]):8}  {max(mirror[rank]) + args.margin:16.2f}  "
+                  f"{max(same[rank]) + args.margin:16.2f}   (p99 same {np.percentile(same[rank], 99):.2f})")
+
+
+if __name__ == "__main__":
+    main()
