@@ -128,7 +128,7 @@ def ttf_style(rng: random.Random) -> render.CardStyle:
         suit_font=rng.choice(TTF_SUIT) if TTF_SUIT and rng.random() < 0.5 else None,
         suit_aspect=rng.uniform(0.85, 1.2), red=red, black=black,
         suit_dx=rng.choice((0.0, rng.uniform(-0.25, 0.25) * rank_h)),
-        flat_three=rng.choice((False, False, True, 2)),  # 2: flat bar with a left serif
+        flat_three=rng.choice((False, False, True, 2, 3)),  # 2: flat bar with a left serif, 3: drawn wide light 3
         **ten_setting(rng))
 
 

@@ -109,6 +109,22 @@ def _flat_top_three(m: np.ndarray, serif: bool = False) -> np.ndarray:
     return out
 
 
+def _drawn_three(m: np.ndarray) -> np.ndarray:
+    """A wide "3" of two stacked elliptic arcs in the stroke width of the font's own `m` (open at the left,
+    the lower bowl the larger, the middle a point, both ends turned back), as on Bicycle-like indices."""
+    h = m.shape[0]
+    w = int(round(0.85 * h))
+    sw = max(2, min(_stroke_width(m), round(0.07 * h)))  # such indices are light: at most 7% of the height
+    out = np.zeros((h, w), np.uint8)
+    r = sw / 2
+    top = ((w / 2, 0.26 * h), (w / 2 - r, 0.26 * h - r))
+    low = ((w / 2, 0.69 * h), (w / 2 - r, 0.31 * h - r))
+    for (cx, cy), (ax, ay), a0, a1 in ((*top, 195, 455), (*low, 265, 520)):
+        cv2.ellipse(out, (int(cx * 16), int(cy * 16)), (int(ax * 16), int(ay * 16)), 0, a0, a1, 255, sw,
+                    cv2.LINE_AA, 4)
+    return out
+
+
 def _glyph_canvas(text: str, font: int | str, thickness: int) -> np.ndarray:
     """`text` drawn white on black in a Hershey font or a TrueType file, with a margin."""
     if isinstance(font, str):
@@ -171,7 +187,9 @@ def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
     if stroke != (1, 1):
         canvas = cv2.dilate(canvas, np.ones((max(1, stroke[1]), max(1, stroke[0])), np.uint8))
     canvas = _ink_crop(canvas)
-    if flat_three and text == "3":
+    if flat_three == 3 and text == "3":
+        canvas = _drawn_three(canvas)
+    elif flat_three and text == "3":
         canvas = _flat_top_three(canvas, serif=flat_three == 2)
     return cv2.resize(canvas, (max(1, int(w)), max(1, int(h))), interpolation=cv2.INTER_AREA)
 

@@ -73,3 +73,15 @@ def test_a_ten_with_a_bar_one_is_a_plain_upright_bar_beside_the_zero() -> None:
     assert inked[2:-2, 1:first_gap - 1].all()  # solid bar: no flag, no foot to either side
     plain = glyphs.text_mask("10", cv2.FONT_HERSHEY_SIMPLEX, 1, 90, 100, ten_gap=0.1)
     assert not (plain > 127)[2:-2, 1:int(np.argmin((plain > 127).any(0))) - 1].all()  # the font's own "1" is not
+
+
+def test_a_drawn_three_is_two_light_bowls_open_at_the_left() -> None:
+    """flat_three=3 draws a "3" of two stacked arcs: ink at the top, the middle and the bottom of the
+    right half, none in the middle of the left edge, strokes light whatever the face's weight."""
+    bold = glyphs.text_mask("3", cv2.FONT_HERSHEY_SIMPLEX, 4, 85, 100, flat_three=3) > 127
+    h, w = bold.shape
+    assert bold[: h // 8].any() and bold[-h // 8:].any()            # top and bottom arcs
+    assert bold[int(0.45 * h):int(0.55 * h), w // 2:].any()           # the middle point
+    assert not bold[int(0.40 * h):int(0.60 * h), : w // 5].any()     # open at the left
+    face = glyphs.text_mask("3", cv2.FONT_HERSHEY_SIMPLEX, 4, 85, 100)
+    assert glyphs._stroke_width(bold.astype(np.uint8) * 255) < 0.6 * glyphs._stroke_width(face)  # light, the face bold
