@@ -23,8 +23,8 @@ from .recognize import MIN_CONFIDENCE, Detection, recognize
 
 # The live pipeline names cards at the still-image cut (calibrated on the hard rendered validation). It
 # used 0.9 while an earlier model's 0.97 dropped cards from the rendered drop sequences; with the current
-# model 0.9 named a pip pair as a second, wrong card on one settle of the 52-card pile sequence, while 0.98
-# names all 52 in order (bench/bench_vision.py pile_sequence).
+# model of session 3 0.9 named a pip pair as a second, wrong card on one settle of the 52-card pile sequence;
+# the current model at its 0.97 names all 52 in order, no wrong card (bench/bench_vision.py pile_sequence).
 PIPELINE_MIN_CONFIDENCE = MIN_CONFIDENCE
 # a reading this sure of a card not on the pile, after a lasting change, means a card landed
 UNREADABLE_HINT = 0.5
