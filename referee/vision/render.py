@@ -63,7 +63,7 @@ class CardStyle:
     ten_w: float = 1.6            # width of "10": in single-character widths, or with ten_gap, of its natural width
     ten_gap: float | None = None  # set "10" from a narrow "1" this close to the "0" (glyph heights), see glyphs
     ten_bar: bool = False         # with ten_gap: the "1" of "10" a plain bar (no flag, no foot)
-    flat_three: bool = False      # draw the index "3" with a flat top bar
+    flat_three: bool | int = False  # index "3": True a flat top bar, 2 that bar with a left serif, 3 the drawn wide light 3
     red: tuple[int, int, int] = RED
     black: tuple[int, int, int] = BLACK
 

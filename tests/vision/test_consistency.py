@@ -5,7 +5,7 @@ import numpy as np
 
 from referee.cards import Card
 from referee.vision import consistency, glyphs, render
-from referee.vision.index_detect import RANK_PATCH, _patch, find_blobs, pair_candidates
+from referee.vision.index_detect import RANK_PATCH, Candidate, Frame, _patch, find_blobs, pair_candidates
 
 
 def _pip_pair() -> np.ndarray:
@@ -39,5 +39,5 @@ def test_a_drawn_corner_index_passes_the_checks_for_its_own_rank() -> None:
     assert all(_same_shape(frame, c) < consistency.SAME_SHAPE_MAX["4"] < pip_iou for c in index)
 
 
-def _same_shape(frame, cand) -> float:
+def _same_shape(frame: Frame, cand: Candidate) -> float:
     return consistency.same_shape_iou(_patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)[0], frame, cand)
