@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES  # noqa: E402
 from referee.vision.consistency import mirror_iou, same_shape_iou  # noqa: E402
-from referee.vision.index_detect import RANK_PATCH, _patch, find_blobs, pair_candidates, prepare  # noqa: E402
+from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
 
@@ -40,14 +40,7 @@ def main() -> None:
     same: dict[str, list[float]] = defaultdict(list)
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
-        img, scale = prepare(T.degrade(img, rng, warp=False))
-        if scale < 1:
-            ids = cv2.resize(ids, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_NEAREST)
-        frame = find_blobs(img)
-        cands = pair_candidates(frame)
-        if not cands:
-            continue
-        yr, _ = T.label(cands, [T.scaled(p, scale) for p in ps], ids)
+        frame, cands, yr, _ = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
         for cand, y in zip(cands, yr):
             rank = RANK_CLASSES[y]
             if rank == "-":

@@ -43,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from referee.cards import JOKER, Card, standard_deck  # noqa: E402
 from referee.vision import glyphs, render  # noqa: E402
 from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, IndexMLP  # noqa: E402
-from referee.vision.index_detect import (RANK_PATCH, SUIT_PATCH, features, find_blobs,  # noqa: E402
-                                         pair_candidates, prepare)
+from referee.vision.index_detect import (RANK_PATCH, SUIT_PATCH, Candidate, Frame, features,  # noqa: E402
+                                         find_blobs, pair_candidates, prepare)
 
 DECK = standard_deck() + [Card(JOKER)] * 4
 FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
@@ -258,6 +258,20 @@ def label(cands, ps: list[render.Placement], ids: np.ndarray) -> tuple[np.ndarra
     return yr, ys
 
 
+def labelled_candidates(img: np.ndarray, ps: list[render.Placement], ids: np.ndarray
+                        ) -> tuple[Frame, list[Candidate], np.ndarray, np.ndarray]:
+    """A rendered scene at the vision module's working size: its blob frame, index candidates and their
+    (rank, suit) class numbers from the renderer's ground truth (`label`)."""
+    img, scale = prepare(img)
+    if scale < 1:
+        ids = cv2.resize(ids, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_NEAREST)
+        ps = [scaled(p, scale) for p in ps]
+    frame = find_blobs(img)
+    cands = pair_candidates(frame)
+    yr, ys = label(cands, ps, ids)
+    return frame, cands, yr, ys
+
+
 def build(n_scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = random.Random(seed)
     Xs, Rs, Ss = [], [], []
@@ -271,15 +285,9 @@ def build(n_scenes: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         DECK = deck
         if hard:
             img = degrade(img, rng, warp=False)
-        img, scale = prepare(img)
-        if scale < 1:
-            ids = cv2.resize(ids, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_NEAREST)
-            ps = [scaled(p, scale) for p in ps]
-        frame = find_blobs(img)
-        cands = pair_candidates(frame)
+        frame, cands, yr, ys = labelled_candidates(img, ps, ids)
         if not cands:
             continue
-        yr, ys = label(cands, ps, ids)
         X = features(frame, cands)
         junk = yr == RANK_CLASSES.index("-")
         keep = ~junk | (np.random.default_rng(i).random(len(yr)) < min(1.0, 3.0 * max(1, (~junk).sum()) / max(1, junk.sum())))
