@@ -18,7 +18,7 @@ low-quality JPEG; and part of the scenes are dealt from a 3/5/9/10/Q-heavy deck,
 the ranks real decks get confused. The plain rendered set was too easy
 (precision 1.0 at cut-offs that give 0.93 on photographs).
 
-usage: nice python tools/calibrate_confidence.py [--scenes 800] [--seed 778] [--precision 0.995] [--model NPZ] [--easy]
+usage: nice python tools/calibrate_confidence.py [--scenes 800] [--seed 778] [--precision 0.995] [--model NPZ [FILL_NPZ]] [--easy]
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from referee.vision.classifier import MODEL_PATH, load_model  # noqa: E402
+from referee.vision.classifier import MODEL_PATH, load_model, load_pair  # noqa: E402
 from referee.vision.recognize import recognize  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 from train_index_classifier import CONFUSABLE, degrade, make_scene  # noqa: E402
@@ -49,10 +49,13 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=600)
     ap.add_argument("--seed", type=int, default=777)
     ap.add_argument("--precision", type=float, default=0.995)
-    ap.add_argument("--model", type=Path, default=MODEL_PATH, help="an .npz MLP or an .onnx CNN")
+    ap.add_argument("--model", type=Path, nargs="+", default=[MODEL_PATH],
+                    help="an .npz MLP or an .onnx CNN, or two MLPs (drawn, width-filled) read as an agreeing pair")
     ap.add_argument("--easy", action="store_true", help="the plain rendered scenes, without --hard damage")
     args = ap.parse_args()
-    model = load_model(args.model)
+    if len(args.model) > 2:
+        ap.error("--model takes one model file or two MLP files")
+    model = load_model(args.model[0]) if len(args.model) == 1 else load_pair(*args.model)
     T.TTF_SUIT = [f for f in T.TTF_SUIT if re.search(T.VALIDATION_SUIT_FACES, f)]  # the fixed validation looks
     cv2.setNumThreads(1)
     rng = random.Random(args.seed)

@@ -16,7 +16,8 @@ before it followed the gap), THREE (`--scenes 3000 --seed 503 --hard 0.6 --ranks
 wide 3), and three caches from earlier versions of this script (before "set" tens; FONTS: 8000 scenes in the
 100 faces, HARD1 and HARD2: 3000 photo-damaged scenes each, seeds 91 and 92), then `--cache SUITS TEN_A TEN_B
 FONTS HARD1 HARD2 TENBAR THREE --epochs 25 --seed 3` (about 250k rows). Its cut-off comes from
-tools/calibrate_confidence.py (other seeds, never the photographs).
+tools/calibrate_confidence.py (other seeds, never the photographs). Its width-filled twin
+(models/index_mlp_fill.npz, `--method index-pair`): the same caches and seed with `--fill-width`.
 
 Measured and not adopted (the photographs decided between candidates that the rendered validation could
 not tell apart, so the committed model's photo numbers are a little optimistic): `--jitter` (patch
@@ -44,7 +45,7 @@ from referee.cards import JOKER, Card, standard_deck  # noqa: E402
 from referee.vision import glyphs, render  # noqa: E402
 from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, IndexMLP  # noqa: E402
 from referee.vision.index_detect import (RANK_PATCH, SUIT_PATCH, Candidate, Frame, features,  # noqa: E402
-                                         find_blobs, pair_candidates, prepare)
+                                         fill_rank_widths, find_blobs, pair_candidates, prepare)
 
 DECK = standard_deck() + [Card(JOKER)] * 4
 FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
@@ -439,6 +440,8 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--build-only", action="store_true", help="render into --cache and stop")
     ap.add_argument("--jitter", action="store_true", help="re-ink rank/suit patches each batch (jitter_patches)")
+    ap.add_argument("--fill-width", action="store_true",
+                    help="train on width-filled rank patches (index_detect.fill_rank_width; caches stay as drawn)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     global HARD, DECK
@@ -454,12 +457,15 @@ def main() -> None:
             np.savez(args.cache[0], X=X, yr=yr, ys=ys)
     if args.build_only:
         return
+    if args.fill_width:
+        X = fill_rank_widths(X)
     print(f"{len(X)} samples, {(yr != RANK_CLASSES.index('-')).sum()} positives")
     n_val = len(X) // 10
     hidden = tuple(int(v) for v in args.hidden.split(","))
     init = IndexMLP.load(args.init) if args.init else None
     model = train(X[n_val:], yr[n_val:], ys[n_val:], args.epochs, args.seed, hidden,  # type: ignore[arg-type]
                   init=init, lr=args.lr, jitter=args.jitter)
+    model.fill_width = args.fill_width
     calibrate(model, X[:n_val], yr[:n_val])
     pr, ps = model.predict(X[:n_val])
     print(f"held-out rank accuracy {(pr.argmax(1) == yr[:n_val]).mean():.4f}")

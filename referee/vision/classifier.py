@@ -2,9 +2,11 @@
 
 Both read the same feature rows (`index_detect.features`) and return (rank, suit)
 probabilities. The MLP (`models/index_mlp.npz`, `tools/train_index_classifier.py`)
-is the default: on the real-photo benchmark the CNN (`models/index_cnn.onnx`,
-`tools/train_index_cnn.py`) read no better and cost more, so it is kept as the
-measured alternative (`referee recognize --method index-cnn`). Both are trained on
+is the default. Two measured alternatives: the CNN (`models/index_cnn.onnx`,
+`tools/train_index_cnn.py`, `--method index-cnn`) read no better and cost more; the
+MLP paired with a twin trained on width-filled rank patches (`AgreeingPair`,
+`models/index_mlp_fill.npz`, `--method index-pair`) names more real cards but named
+real Bicycle 3s as 5s, below the precision target. All are trained on
 project-rendered cards only; nothing is downloaded at run time.
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 RANK_CLASSES: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER", "-")
 SUIT_CLASSES: tuple[str, ...] = ("S", "H", "D", "C", "-")
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_mlp.npz"
+FILL_MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_mlp_fill.npz"
 CNN_PATH = Path(__file__).resolve().parent / "models" / "index_cnn.onnx"
 
 
@@ -47,6 +50,7 @@ class IndexMLP:
     ws: np.ndarray
     bs: np.ndarray
     temperature: float = 1.0
+    fill_width: bool = False  # trained on width-filled rank patches (index_detect.fill_rank_width)
 
     NAMES = ("mean", "std", "w1", "b1", "w2", "b2", "wr", "br", "ws", "bs")
 
@@ -64,17 +68,21 @@ class IndexMLP:
 
     def save(self, path: Path) -> None:
         arrays = {n: getattr(self, n).astype(np.float16 if n.startswith("w") else np.float32) for n in self.NAMES}
-        np.savez_compressed(path, temperature=np.float32(self.temperature), **arrays)
+        np.savez_compressed(path, temperature=np.float32(self.temperature), fill_width=np.bool_(self.fill_width),
+                            **arrays)
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> "IndexMLP":
         with np.load(path) as z:
             arrays = {n: z[n].astype(np.float32) for n in cls.NAMES}
-            return cls(temperature=float(z["temperature"]), **arrays)
+            fill = bool(z["fill_width"]) if "fill_width" in z.files else False
+            return cls(temperature=float(z["temperature"]), fill_width=fill, **arrays)
 
 
 class IndexCNN:
     """The ONNX index CNN on cv2.dnn: feature rows in, (rank, suit) probabilities out."""
+
+    fill_width = False  # trained on rank patches as drawn
 
     def __init__(self, path: Path = CNN_PATH) -> None:
         import cv2  # the rules never need OpenCV; vision does
@@ -92,7 +100,41 @@ class IndexCNN:
         return out["rank"], out["suit"]
 
 
-IndexModel = IndexMLP | IndexCNN
+@dataclass
+class AgreeingPair:
+    """Two index MLPs read every row; a name stands only where both give it.
+
+    One reads rank patches as drawn, the other width-filled (`index_detect.fill_rank_width`):
+    they fail on different real faces (narrow J and 7 vs wide 3, 6 and 10), so where both name
+    the same rank and suit the surer one's probabilities are kept; elsewhere the row gets the
+    average of the two, which is unsure."""
+
+    drawn: IndexMLP
+    filled: IndexMLP
+    fill_width = False  # takes rows as `features` draws them; fills them for `filled` itself
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rank and suit probabilities, one row per feature row."""
+        from .index_detect import fill_rank_widths  # OpenCV: vision only, not needed to load a model
+
+        pr_a, ps_a = self.drawn.predict(x)
+        pr_b, ps_b = self.filled.predict(fill_rank_widths(x) if len(x) else x)
+        if len(x) == 0:
+            return pr_a, ps_a
+        rows = np.arange(len(x))
+        ra, rb = pr_a.argmax(1), pr_b.argmax(1)
+        sa, sb = ps_a[:, :4].argmax(1), ps_b[:, :4].argmax(1)
+        suitless = np.isin(ra, [RANK_CLASSES.index("JOKER"), RANK_CLASSES.index("-")])
+        agree = (ra == rb) & (suitless | (sa == sb))
+        conf_a = pr_a[rows, ra] * np.where(suitless, 1.0, ps_a[rows, sa])
+        conf_b = pr_b[rows, rb] * np.where(suitless, 1.0, ps_b[rows, sb])
+        take_b = (agree & (conf_b > conf_a))[:, None]
+        pr = np.where(agree[:, None], np.where(take_b, pr_b, pr_a), (pr_a + pr_b) / 2)
+        ps = np.where(agree[:, None], np.where(take_b, ps_b, ps_a), (ps_a + ps_b) / 2)
+        return pr, ps
+
+
+IndexModel = IndexMLP | IndexCNN | AgreeingPair
 
 
 @functools.cache
@@ -101,9 +143,23 @@ def load_model(path: Path) -> IndexModel:
     return IndexCNN(path) if path.suffix == ".onnx" else IndexMLP.load(path)
 
 
+@functools.cache
+def load_pair(drawn: Path, filled: Path) -> AgreeingPair:
+    """Two MLP files read as an `AgreeingPair`, loaded once per pair of paths."""
+    first, second = IndexMLP.load(drawn), IndexMLP.load(filled)
+    if first.fill_width or not second.fill_width:
+        raise ValueError(f"{filled.name} must be trained on width-filled patches and {drawn.name} not")
+    return AgreeingPair(first, second)
+
+
 def default_model() -> IndexModel:
     """The committed default model (the MLP)."""
     return load_model(MODEL_PATH)
+
+
+def pair_model() -> AgreeingPair:
+    """The committed MLP and its width-filled twin as an agreeing pair (a measured alternative)."""
+    return load_pair(MODEL_PATH, FILL_MODEL_PATH)
 
 
 def cnn_model() -> IndexModel:

@@ -223,8 +223,43 @@ def _context(frame: Frame, cand: Candidate) -> np.ndarray:
                           borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
-def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
-    """One feature row per candidate: rank patch, suit patch, context patch, geometry."""
+FILL_INK = 0.15  # a patch column or row with a pixel above this (of 1.0) holds ink
+
+
+def fill_rank_width(p: np.ndarray) -> np.ndarray:
+    """A rank patch (floats 0..1, glyph centred) with an upright glyph stretched to be as wide as it is tall.
+
+    Faces draw the same digit narrow or wide (real Bicycle 3s and 10s are wider than most fonts);
+    filling the width makes them alike, and the glyph's own proportions stay in the geometry
+    features. Glyphs wider than tall are left as they are."""
+    cols = np.flatnonzero(p.max(0) > FILL_INK)
+    rows = np.flatnonzero(p.max(1) > FILL_INK)
+    if len(cols) < 2 or len(rows) < 2:
+        return p
+    x0, x1, y0, y1 = cols[0], cols[-1] + 1, rows[0], rows[-1] + 1
+    w, h = x1 - x0, y1 - y0
+    if w >= h:
+        return p
+    out = np.zeros_like(p)
+    ox = (p.shape[1] - h) // 2
+    out[y0:y1, ox:ox + h] = cv2.resize(p[y0:y1, x0:x1], (int(h), int(h)), interpolation=cv2.INTER_LINEAR)
+    return out
+
+
+def fill_rank_widths(X: np.ndarray) -> np.ndarray:
+    """Feature rows (as `features` makes them) with every rank patch width-filled (`fill_rank_width`)."""
+    X = X.copy()
+    side = RANK_PATCH
+    patches = X[:, :side * side].reshape(len(X), side, side)
+    for n in range(len(X)):
+        patches[n] = fill_rank_width(patches[n])
+    X[:, :side * side] = patches.reshape(len(X), -1)
+    return X
+
+
+def features(frame: Frame, cands: list[Candidate], *, fill_width: bool = False) -> np.ndarray:
+    """One feature row per candidate: rank patch, suit patch, context patch, geometry.
+    With `fill_width`, rank patches are width-filled (`fill_rank_width`), for models trained so."""
     X = np.zeros((len(cands), N_FEATURES), np.float32)
     cache: dict = {}
     for n, cd in enumerate(cands):
@@ -237,7 +272,10 @@ def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
                 cd.suit.area / max(1.0, sum(b.area for b in cd.rank)), min(cd.suit.red, 150) / 100.0]
         rp = cv2.GaussianBlur(rp, (3, 3), 0)  # soften stroke-width differences between fonts
         sp = cv2.GaussianBlur(sp, (3, 3), 0)
-        X[n] = np.concatenate([rp.ravel() / 255.0, sp.ravel() / 255.0, ctx.ravel() / 255.0,
+        rank = rp.astype(np.float32) / 255.0
+        if fill_width:
+            rank = fill_rank_width(rank)
+        X[n] = np.concatenate([rank.ravel(), sp.ravel() / 255.0, ctx.ravel() / 255.0,
                                np.array(geom, np.float32)])
     return X
 
