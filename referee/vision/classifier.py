@@ -118,7 +118,7 @@ class AgreeingPair:
         from .index_detect import fill_rank_widths  # OpenCV: vision only, not needed to load a model
 
         pr_a, ps_a = self.drawn.predict(x)
-        pr_b, ps_b = self.filled.predict(fill_rank_widths(x) if len(x) else x)
+        pr_b, ps_b = self.filled.predict(fill_rank_widths(x))
         if len(x) == 0:
             return pr_a, ps_a
         rows = np.arange(len(x))

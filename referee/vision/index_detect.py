@@ -253,7 +253,7 @@ def fill_rank_widths(X: np.ndarray) -> np.ndarray:
     patches = X[:, :side * side].reshape(len(X), side, side)
     for n in range(len(X)):
         patches[n] = fill_rank_width(patches[n])
-    X[:, :side * side] = patches.reshape(len(X), -1)
+    X[:, :side * side] = patches.reshape(len(X), side * side)
     return X
 
 
