@@ -457,13 +457,12 @@ def main() -> None:
             np.savez(args.cache[0], X=X, yr=yr, ys=ys)
     if args.build_only:
         return
-    if args.fill_width:
-        X = fill_rank_widths(X)
     print(f"{len(X)} samples, {(yr != RANK_CLASSES.index('-')).sum()} positives")
     n_val = len(X) // 10
     hidden = tuple(int(v) for v in args.hidden.split(","))
     init = IndexMLP.load(args.init) if args.init else None
-    model = train(X[n_val:], yr[n_val:], ys[n_val:], args.epochs, args.seed, hidden,  # type: ignore[arg-type]
+    fit_rows = fill_rank_widths(X[n_val:]) if args.fill_width else X[n_val:]  # the model fills its own input
+    model = train(fit_rows, yr[n_val:], ys[n_val:], args.epochs, args.seed, hidden,  # type: ignore[arg-type]
                   init=init, lr=args.lr, jitter=args.jitter)
     model.fill_width = args.fill_width
     calibrate(model, X[:n_val], yr[:n_val])

@@ -59,9 +59,13 @@ class IndexMLP:
         return np.maximum(_mm(h, self.w2) + self.b2, 0)
 
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rank and suit probabilities, one row per feature row."""
+        """Rank and suit probabilities, one row per feature row (as `index_detect.features` draws it)."""
         if len(x) == 0:
             return np.zeros((0, len(RANK_CLASSES))), np.zeros((0, len(SUIT_CLASSES)))
+        if self.fill_width:
+            from .index_detect import fill_rank_widths  # OpenCV: vision only, not needed to load a model
+
+            x = fill_rank_widths(x)
         h = self.hidden(x.astype(np.float32))
         t = self.temperature
         return _softmax((_mm(h, self.wr) + self.br) / t), _softmax((_mm(h, self.ws) + self.bs) / t)
@@ -81,8 +85,6 @@ class IndexMLP:
 
 class IndexCNN:
     """The ONNX index CNN on cv2.dnn: feature rows in, (rank, suit) probabilities out."""
-
-    fill_width = False  # trained on rank patches as drawn
 
     def __init__(self, path: Path = CNN_PATH) -> None:
         import cv2  # the rules never need OpenCV; vision does
@@ -111,14 +113,11 @@ class AgreeingPair:
 
     drawn: IndexMLP
     filled: IndexMLP
-    fill_width = False  # takes rows as `features` draws them; fills them for `filled` itself
 
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities, one row per feature row."""
-        from .index_detect import fill_rank_widths  # OpenCV: vision only, not needed to load a model
-
         pr_a, ps_a = self.drawn.predict(x)
-        pr_b, ps_b = self.filled.predict(fill_rank_widths(x))
+        pr_b, ps_b = self.filled.predict(x)
         if len(x) == 0:
             return pr_a, ps_a
         rows = np.arange(len(x))

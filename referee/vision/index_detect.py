@@ -257,9 +257,8 @@ def fill_rank_widths(X: np.ndarray) -> np.ndarray:
     return X
 
 
-def features(frame: Frame, cands: list[Candidate], *, fill_width: bool = False) -> np.ndarray:
-    """One feature row per candidate: rank patch, suit patch, context patch, geometry.
-    With `fill_width`, rank patches are width-filled (`fill_rank_width`), for models trained so."""
+def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
+    """One feature row per candidate: rank patch, suit patch, context patch, geometry."""
     X = np.zeros((len(cands), N_FEATURES), np.float32)
     cache: dict = {}
     for n, cd in enumerate(cands):
@@ -272,10 +271,7 @@ def features(frame: Frame, cands: list[Candidate], *, fill_width: bool = False) 
                 cd.suit.area / max(1.0, sum(b.area for b in cd.rank)), min(cd.suit.red, 150) / 100.0]
         rp = cv2.GaussianBlur(rp, (3, 3), 0)  # soften stroke-width differences between fonts
         sp = cv2.GaussianBlur(sp, (3, 3), 0)
-        rank = rp.astype(np.float32) / 255.0
-        if fill_width:
-            rank = fill_rank_width(rank)
-        X[n] = np.concatenate([rank.ravel(), sp.ravel() / 255.0, ctx.ravel() / 255.0,
+        X[n] = np.concatenate([rp.ravel() / 255.0, sp.ravel() / 255.0, ctx.ravel() / 255.0,
                                np.array(geom, np.float32)])
     return X
 

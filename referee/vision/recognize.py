@@ -42,7 +42,7 @@ def score_frame(image: np.ndarray, model: IndexModel | None = None
     model = model or default_model()
     frame = find_blobs(image)
     cands = pair_candidates(frame)
-    pr, ps = model.predict(features(frame, cands, fill_width=model.fill_width))
+    pr, ps = model.predict(features(frame, cands))
     return frame, cands, pr, ps
 
 
