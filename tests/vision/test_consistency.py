@@ -1,7 +1,11 @@
 """The shape checks a named index must pass (referee/vision/consistency.py), on drawn glyphs."""
 from __future__ import annotations
 
+import dataclasses
+
+import cv2
 import numpy as np
+import pytest
 
 from referee.cards import Card
 from referee.vision import consistency, glyphs, render
@@ -25,14 +29,18 @@ def test_two_pips_of_one_suit_are_not_an_index_whatever_rank_they_are_read_as() 
         assert not consistency.plausible(frame, cand, "A")
 
 
-def test_a_drawn_corner_index_passes_the_checks_for_its_own_rank() -> None:
-    card = Card.parse("4C")
-    img = render.render_card(card, render.STYLES["classic"])
-    frame = find_blobs(img)
-    (x0, y0, x1, y1), (sx, sy), _ = render.index_layout(card, render.STYLES["classic"])[0]
+def _index(card: Card, style: render.CardStyle) -> tuple[Frame, list[Candidate]]:
+    """A drawn card's blob frame and the candidates at its top-left corner index."""
+    frame = find_blobs(render.render_card(card, style))
+    (x0, y0, x1, y1), (sx, sy), _ = render.index_layout(card, style)[0]
     index = [c for c in pair_candidates(frame) if x0 - 2 <= c.cx <= x1 + 2 and y0 - 2 <= c.cy <= y1 + 2
              and abs(c.suit.cx - sx) < 5 and abs(c.suit.cy - sy) < 5]
-    assert index, "the top-left index should make a candidate"
+    assert index, f"the top-left index of {card} should make a candidate"
+    return frame, index
+
+
+def test_a_drawn_corner_index_passes_the_checks_for_its_own_rank() -> None:
+    frame, index = _index(Card.parse("4C"), render.STYLES["classic"])
     assert all(consistency.plausible(frame, c, "4") for c in index)
     pips = find_blobs(_pip_pair())
     pip_iou = max(_same_shape(pips, c) for c in pair_candidates(pips))
@@ -41,3 +49,48 @@ def test_a_drawn_corner_index_passes_the_checks_for_its_own_rank() -> None:
 
 def _same_shape(frame: Frame, cand: Candidate) -> float:
     return consistency.same_shape_iou(_patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)[0], frame, cand)
+
+
+@pytest.mark.parametrize("flat_three", [False, True, 2, 3])
+@pytest.mark.parametrize("style", ["classic", "jumbo", "simple"])
+def test_a_drawn_three_is_not_a_five_and_a_drawn_five_is(style: str, flat_three: bool | int) -> None:
+    # flat_three=2 is the flat-topped 3 with a left serif that real Bicycle 3s resemble: its serif
+    # filled the left band the check looked at before it was drawn finer and lower (read "5H")
+    st = dataclasses.replace(render.STYLES[style], flat_three=flat_three)
+    frame, threes = _index(Card.parse("3H"), st)
+    assert all(consistency.plausible(frame, c, "3") and not consistency.plausible(frame, c, "5") for c in threes)
+    frame, fives = _index(Card.parse("5H"), st)
+    assert all(consistency.plausible(frame, c, "5") for c in fives)
+
+
+def _serif_three_or_five(rank: str, angle: float) -> np.ndarray:
+    """A corner index drawn with strokes, rotated by `angle`: "3" as on Bicycle cards (flat top bar with a
+    short left serif, a diagonal down to a waist left of centre, a round lower bowl) or a plain "5"."""
+    img = np.full((200, 200, 3), 240, np.uint8)
+    ink = (60, 60, 200)
+    if rank == "3":
+        cv2.line(img, (80, 45), (116, 45), ink, 4)
+        cv2.line(img, (80, 45), (80, 64), ink, 4)  # the serif: ends just above the waist
+        cv2.line(img, (116, 45), (90, 70), ink, 4)
+        cv2.ellipse(img, (98, 88), (18, 17), 0, -120, 150, ink, 4)
+    else:
+        cv2.line(img, (84, 45), (116, 45), ink, 4)
+        cv2.line(img, (84, 45), (82, 72), ink, 4)
+        cv2.ellipse(img, (98, 87), (18, 17), 0, -150, 150, ink, 4)
+    glyphs.draw_suit(img, "H", (98.0, 130.0), 26.0, ink)
+    rot = cv2.getRotationMatrix2D((100.0, 100.0), angle, 1.0)
+    return cv2.warpAffine(img, rot, (200, 200), borderValue=(240, 240, 240))
+
+
+@pytest.mark.parametrize("angle", [0, 90, 200, 37])
+def test_a_flat_topped_three_with_a_left_serif_is_not_a_five(angle: float) -> None:
+    # real Bicycle 3s look like this and were named "5H" by both readers of the agreeing pair: the serif put
+    # ink in the left band of the 20 px patch the check used before; drawn finer and lower, the waist is open
+    frame = find_blobs(_serif_three_or_five("3", angle))
+    threes = pair_candidates(frame)
+    assert threes, "the drawn 3 should make a candidate"
+    assert all(consistency.plausible(frame, c, "3") and not consistency.plausible(frame, c, "5") for c in threes)
+    frame = find_blobs(_serif_three_or_five("5", angle))
+    fives = pair_candidates(frame)
+    assert fives, "the drawn 5 should make a candidate"
+    assert all(consistency.plausible(frame, c, "5") for c in fives)
