@@ -193,9 +193,11 @@ class Slapstick(Game):
             self.turn = self.next_layer(seat)
             if not self.pile:
                 self.new_row(self.turn)
-        elif self.opening_left > 0 or not self.pile:
+        elif not self.pile:
             self.ignore(seat, t_ns, "nothing_to_chicken")
         else:
+            # also in the middle of an opening pair (the rule sets no moment): a hand of rank pairs
+            # would otherwise open, match itself, pick up and open again for ever
             round_before = self.round
             self.take_row(seat, t_ns, "chicken")
             if not self.over and self.round == round_before:

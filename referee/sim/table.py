@@ -195,10 +195,26 @@ class SimTable:
         wants = (game.string_seat == seat and self.rng.random() < 0.7) or (
             game.chicken_seat == seat and self.rng.random() < 0.3) or (
             game.pile and game.opening_left == 0 and game.chicken_seat is None and game.string_seat is None
-            and self.rng.random() < self.bots[seat].chicken_rate)
+            and self.rng.random() < self.bots[seat].chicken_rate) or (
+            game.pile and game.opening_left == 1 and self._pairs_itself(seat) and self.rng.random() < 0.5)
         if wants:
             self._sensor(Press(seat, self.now), int(self.config.pad_latency_ms * MS))
         return bool(wants)
+
+    def _pairs_itself(self, seat: int) -> bool:
+        """Slapstick: `seat`'s last two opening pairs matched themselves, so it picked them up and opens again
+        (a player holding only rank pairs would do so for ever; a person would chicken out)."""
+        own = 0
+        for r in reversed(self.game.rulings):
+            if r.kind == "ignored":
+                continue
+            if not (r.kind == "picks_up" and r.seat == seat and r.fields.get("cards") == 2
+                    and r.fields.get("reason") in ("match_first", "match_prev")):
+                break
+            own += 1
+            if own == 2:
+                return True
+        return False
 
     def _observe(self) -> None:
         """React to what the referee has judged: new cards, new trigger windows."""
