@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 EVAL = ROOT / ".." / "shared" / "tools" / "eval_vision.py"
 DATA = ROOT / ".." / "shared" / "data"
 DATASETS = ("scenes-bicycle", "crops-piatnik")
-METHODS = ("index", "index-cnn", "index-pair", "baseline")
+METHODS = ("index", "index-mlp", "index-cnn", "baseline")
 
 
 def one_core_env() -> dict[str, str]:

@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from referee.vision.classifier import MODEL_PATH, load_model, load_pair  # noqa: E402
+from referee.vision.classifier import FILL_MODEL_PATH, MODEL_PATH, load_model, load_pair  # noqa: E402
 from referee.vision.recognize import recognize  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 from train_index_classifier import CONFUSABLE, degrade, make_scene  # noqa: E402
@@ -49,8 +49,9 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=600)
     ap.add_argument("--seed", type=int, default=777)
     ap.add_argument("--precision", type=float, default=0.995)
-    ap.add_argument("--model", type=Path, nargs="+", default=[MODEL_PATH],
-                    help="an .npz MLP or an .onnx CNN, or two MLPs (drawn, width-filled) read as an agreeing pair")
+    ap.add_argument("--model", type=Path, nargs="+", default=[MODEL_PATH, FILL_MODEL_PATH],
+                    help="an .npz MLP or an .onnx CNN, or two MLPs (drawn, width-filled) read as an agreeing pair "
+                         "(default: the committed pair, the stock reader)")
     ap.add_argument("--easy", action="store_true", help="the plain rendered scenes, without --hard damage")
     args = ap.parse_args()
     if len(args.model) > 2:

@@ -5,6 +5,8 @@ For every true corner index in rendered, photo-damaged validation scenes, the
 rank patch's mirror IoU and its overlap with its own suit blob (same frame,
 same patch size) are collected per rank; the printed limits are the highest
 value seen plus a margin (the checks must never refuse a rendered index).
+Also printed: low percentiles of the suit blob's redness on true heart and
+diamond indices (a red suit must be printed in clearly red ink).
 
 usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03]
 """
@@ -22,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from referee.vision.classifier import RANK_CLASSES  # noqa: E402
+from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
 from referee.vision.consistency import mirror_iou, same_shape_iou  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
@@ -38,10 +40,13 @@ def main() -> None:
     rng = random.Random(args.seed)
     mirror: dict[str, list[float]] = defaultdict(list)
     same: dict[str, list[float]] = defaultdict(list)
+    red_suits: list[float] = []
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
-        frame, cands, yr, _ = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
-        for cand, y in zip(cands, yr):
+        frame, cands, yr, ys = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
+        for cand, y, s in zip(cands, yr, ys):
+            if SUIT_CLASSES[s] in ("H", "D"):
+                red_suits.append(cand.suit.red)
             rank = RANK_CLASSES[y]
             if rank == "-":
                 continue
@@ -53,6 +58,8 @@ def main() -> None:
         if mirror[rank]:
             print(f"{rank:5} {len(mirror[rank]):8}  {max(mirror[rank]) + args.margin:16.2f}  "
                   f"{max(same[rank]) + args.margin:16.2f}   (p99 same {np.percentile(same[rank], 99):.2f})")
+    lows = np.percentile(red_suits, [0.5, 1, 2, 5]).round(1)
+    print(f"red suit blobs: {len(red_suits)}, redness percentiles 0.5/1/2/5: {lows.tolist()}")
 
 
 if __name__ == "__main__":

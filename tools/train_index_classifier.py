@@ -17,7 +17,8 @@ wide 3), and three caches from earlier versions of this script (before "set" ten
 100 faces, HARD1 and HARD2: 3000 photo-damaged scenes each, seeds 91 and 92), then `--cache SUITS TEN_A TEN_B
 FONTS HARD1 HARD2 TENBAR THREE --epochs 25 --seed 3` (about 250k rows). Its cut-off comes from
 tools/calibrate_confidence.py (other seeds, never the photographs). Its width-filled twin
-(models/index_mlp_fill.npz, `--method index-pair`): the same caches and seed with `--fill-width`.
+(models/index_mlp_fill.npz; the two are read as the default agreeing pair): the same caches and seed with
+`--fill-width`.
 
 Measured and not adopted (the photographs decided between candidates that the rendered validation could
 not tell apart, so the committed model's photo numbers are a little optimistic): `--jitter` (patch

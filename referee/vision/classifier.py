@@ -1,13 +1,13 @@
-"""The index classifiers: a small two-headed MLP run with numpy (the default), and a CNN on cv2.dnn.
+"""The index classifiers: small two-headed MLPs run with numpy, and a CNN on cv2.dnn.
 
-Both read the same feature rows (`index_detect.features`) and return (rank, suit)
-probabilities. The MLP (`models/index_mlp.npz`, `tools/train_index_classifier.py`)
-is the default. Two measured alternatives: the CNN (`models/index_cnn.onnx`,
-`tools/train_index_cnn.py`, `--method index-cnn`) read no better and cost more; the
-MLP paired with a twin trained on width-filled rank patches (`AgreeingPair`,
-`models/index_mlp_fill.npz`, `--method index-pair`) names more real cards but named
-real Bicycle 3s as 5s, below the precision target. All are trained on
-project-rendered cards only; nothing is downloaded at run time.
+All read the same feature rows (`index_detect.features`) and return (rank, suit)
+probabilities. The default is an agreeing pair (`AgreeingPair`): the MLP
+(`models/index_mlp.npz`, `tools/train_index_classifier.py`) and its twin trained on
+width-filled rank patches (`models/index_mlp_fill.npz`, `--fill-width`), a card named
+only where both read it. Measured alternatives: the MLP alone (`--method index-mlp`:
+fewer real cards named at the same precision) and the CNN (`models/index_cnn.onnx`,
+`tools/train_index_cnn.py`, `--method index-cnn`: read no better and cost more). All
+are trained on project-rendered cards only; nothing is downloaded at run time.
 """
 from __future__ import annotations
 
@@ -152,13 +152,18 @@ def load_pair(drawn: Path, filled: Path) -> AgreeingPair:
 
 
 def default_model() -> IndexModel:
-    """The committed default model (the MLP)."""
-    return load_model(MODEL_PATH)
+    """The committed default reader: the MLP and its width-filled twin as an agreeing pair."""
+    return pair_model()
 
 
 def pair_model() -> AgreeingPair:
-    """The committed MLP and its width-filled twin as an agreeing pair (a measured alternative)."""
+    """The committed MLP and its width-filled twin as an agreeing pair."""
     return load_pair(MODEL_PATH, FILL_MODEL_PATH)
+
+
+def mlp_model() -> IndexModel:
+    """The committed MLP alone (the measured alternative `--method index-mlp`)."""
+    return load_model(MODEL_PATH)
 
 
 def cnn_model() -> IndexModel:

@@ -19,10 +19,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("recognize", help="name the cards visible in still images")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON line per image")
-    p.add_argument("--method", choices=("index", "index-cnn", "index-pair", "baseline"), default="index",
-                   help="index: the trained corner-index reader (MLP); index-cnn: the same reader with the CNN "
-                        "classifier; index-pair: the MLP and its width-filled twin, named where both agree; "
-                        "baseline: classic contour + templates")
+    p.add_argument("--method", choices=("index", "index-mlp", "index-cnn", "baseline"), default="index",
+                   help="index: the trained corner-index reader (an MLP and its width-filled twin, a card named "
+                        "where both agree); index-mlp: the first MLP alone; index-cnn: the reader with the CNN "
+                        "classifier; baseline: classic contour + templates")
     p.add_argument("--min-confidence", type=float, default=None,
                    help="report only cards at least this sure (default: the recognizer's own)")
     p.add_argument("--deck", default=None, metavar="STORE.npz",
@@ -53,11 +53,11 @@ def run(args: argparse.Namespace) -> int:
         from .recognize import CNN_MIN_CONFIDENCE, recognize as recognize_fn
         kwargs = {"min_conf": args.min_confidence if args.min_confidence is not None else CNN_MIN_CONFIDENCE,
                   "model": cnn_model()}
-    elif args.method == "index-pair":
-        from .classifier import pair_model
-        from .recognize import PAIR_MIN_CONFIDENCE, recognize as recognize_fn
-        kwargs = {"min_conf": args.min_confidence if args.min_confidence is not None else PAIR_MIN_CONFIDENCE,
-                  "model": pair_model()}
+    elif args.method == "index-mlp":
+        from .classifier import mlp_model
+        from .recognize import MLP_MIN_CONFIDENCE, recognize as recognize_fn
+        kwargs = {"min_conf": args.min_confidence if args.min_confidence is not None else MLP_MIN_CONFIDENCE,
+                  "model": mlp_model()}
     else:
         from .recognize import MIN_CONFIDENCE, recognize as recognize_fn
         kwargs = {"min_conf": args.min_confidence if args.min_confidence is not None else MIN_CONFIDENCE}

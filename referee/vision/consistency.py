@@ -21,6 +21,11 @@ are never used to choose them.
   drawn upright in the candidate's frame at the same patch size) is a pip
   paired with its neighbour pip. A candidate whose rank/suit overlap is above
   any rendered instance of that rank (plus a margin) is not named.
+- A red suit is printed in clearly red ink: a heart or diamond whose suit blob
+  is only just redder than black (brown ink under warm light, a black spade
+  read "D") is not named. On rendered photo-damaged scenes (seeds 31 and 32,
+  500 each, tools/measure_shape_checks.py) 0.5% of true heart/diamond suit
+  blobs are below 51 (red minus green); the limit is 50.
 - One blob, one index: a rank or suit blob already used by a more confident
   named index cannot be read again as part of another.
 """
@@ -38,6 +43,7 @@ MIRROR_MAX = {"2": 0.87, "3": 0.85, "4": 0.80, "5": 0.91, "7": 0.70, "10": 0.84,
 SAME_SHAPE_MAX = {"A": 0.68, "2": 0.69, "3": 0.73, "4": 0.76, "5": 0.76, "6": 0.84, "7": 0.62, "8": 0.79,
                   "9": 0.79, "J": 0.72, "Q": 0.82, "K": 0.70, "JOKER": 0.83}
 INK = 100
+RED_SUIT_MIN = 50  # suit-blob red minus green a heart or diamond needs (rendered: 0.5th percentile 51)
 STROKE_PATCH = 40  # the "5" check draws the rank glyph finer than the classifier's patch: a 20 px row is 5% of its height
 
 
@@ -65,8 +71,10 @@ def same_shape_iou(rank_patch: np.ndarray, frame: Frame, cand: Candidate) -> flo
     return float((a & b).sum()) / max(1, int((a | b).sum()))
 
 
-def plausible(frame: Frame, cand: Candidate, rank: str) -> bool:
-    """Whether the rank glyph of `cand` can be `rank` by the shape checks above."""
+def plausible(frame: Frame, cand: Candidate, rank: str, suit: str = "") -> bool:
+    """Whether `cand` can be read as `rank` (and `suit`, "" for a Joker) by the checks above."""
+    if suit in ("H", "D") and cand.suit.red < RED_SUIT_MIN:
+        return False
     cap = MIRROR_MAX.get(rank)
     same = SAME_SHAPE_MAX.get(rank)
     if cap is None and same is None:

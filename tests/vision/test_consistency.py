@@ -63,11 +63,11 @@ def test_a_drawn_three_is_not_a_five_and_a_drawn_five_is(style: str, flat_three:
     assert all(consistency.plausible(frame, c, "5") for c in fives)
 
 
-def _serif_three_or_five(rank: str, angle: float) -> np.ndarray:
-    """A corner index drawn with strokes, rotated by `angle`: "3" as on Bicycle cards (flat top bar with a
-    short left serif, a diagonal down to a waist left of centre, a round lower bowl) or a plain "5"."""
+def _serif_three_or_five(rank: str, angle: float, ink: tuple[int, int, int] = (60, 60, 200)) -> np.ndarray:
+    """A corner index (rank over a heart) drawn with strokes in `ink` (BGR), rotated by `angle`: "3" as on
+    Bicycle cards (flat top bar with a short left serif, a diagonal down to a waist left of centre, a
+    round lower bowl) or a plain "5"."""
     img = np.full((200, 200, 3), 240, np.uint8)
-    ink = (60, 60, 200)
     if rank == "3":
         cv2.line(img, (80, 45), (116, 45), ink, 4)
         cv2.line(img, (80, 45), (80, 64), ink, 4)  # the serif: ends just above the waist
@@ -94,3 +94,15 @@ def test_a_flat_topped_three_with_a_left_serif_is_not_a_five(angle: float) -> No
     fives = pair_candidates(frame)
     assert fives, "the drawn 5 should make a candidate"
     assert all(consistency.plausible(frame, c, "5") for c in fives)
+
+
+@pytest.mark.parametrize("ink, red_ok", [((60, 60, 200), True), ((40, 40, 40), False), ((78, 80, 128), False)],
+                         ids=["red", "black", "brown"])
+def test_a_red_suit_needs_clearly_red_ink(ink: tuple[int, int, int], red_ok: bool) -> None:
+    # brown ink under warm light is only just redder than black: a Piatnik spade read "KD" at 0.98
+    frame = find_blobs(_serif_three_or_five("5", 0, ink))
+    fives = pair_candidates(frame)
+    assert fives, "the drawn index should make a candidate"
+    for cand in fives:
+        assert all(consistency.plausible(frame, cand, "5", suit) == red_ok for suit in ("H", "D"))
+        assert all(consistency.plausible(frame, cand, "5", suit) for suit in ("S", "C"))

@@ -8,9 +8,9 @@ import pytest
 
 from referee.cards import Card
 from referee.vision import render
-from referee.vision.recognize import PAIR_MIN_CONFIDENCE, recognize
+from referee.vision.recognize import MIN_CONFIDENCE, recognize
 from referee.vision.classifier import (FILL_MODEL_PATH, MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, AgreeingPair,
-                                       IndexMLP, load_pair, pair_model)
+                                       IndexMLP, default_model, load_pair, pair_model)
 from referee.vision.index_detect import N_FEATURES, RANK_PATCH, fill_rank_width, fill_rank_widths
 
 
@@ -76,8 +76,9 @@ def test_readers_that_differ_leave_the_row_unsure(other) -> None:  # type: ignor
     assert np.allclose(pr.sum(1), 1) and np.allclose(ps.sum(1), 1)
 
 
-def test_the_committed_pair_loads_and_checks_which_file_is_which() -> None:
+def test_the_committed_pair_is_the_default_reader_and_checks_which_file_is_which() -> None:
     model = pair_model()
+    assert default_model() is model
     assert isinstance(model, AgreeingPair) and model.filled.fill_width and not model.drawn.fill_width
     pr, ps = model.predict(np.zeros((0, N_FEATURES), np.float32))
     assert pr.shape == (0, len(RANK_CLASSES)) and ps.shape == (0, len(SUIT_CLASSES))
@@ -89,4 +90,4 @@ def test_the_committed_pair_names_a_rendered_card() -> None:
     img = render.random_table(random.Random(5), (480, 480))
     card = Card.parse("QH")
     render.composite(img, render.Placement(card, (240, 240), 190, 20, render.STYLES["classic"]))
-    assert [d.card for d in recognize(img, min_conf=PAIR_MIN_CONFIDENCE, model=pair_model())] == [card]
+    assert [d.card for d in recognize(img, min_conf=MIN_CONFIDENCE, model=pair_model())] == [card]
