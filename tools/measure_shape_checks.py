@@ -6,9 +6,11 @@ rank patch's mirror IoU and its overlap with its own suit blob (same frame,
 same patch size) are collected per rank; the printed limits are the highest
 value seen plus a margin (the checks must never refuse a rendered index).
 Also printed: low percentiles of the suit blob's redness on true heart and
-diamond indices (a red suit must be printed in clearly red ink).
+diamond indices (a red suit must be printed in clearly red ink), and how many
+true 3s and 5s pass the "5 needs its left stroke" check (`--ranks 3,5` deals
+only those).
 
-usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03]
+usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03] [--ranks 3,5]
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
-from referee.vision.consistency import mirror_iou, same_shape_iou  # noqa: E402
+from referee.vision.consistency import STROKE_PATCH, left_stroke, mirror_iou, same_shape_iou  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
@@ -35,12 +37,16 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=500)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--margin", type=float, default=0.03)
+    ap.add_argument("--ranks", default="", help="deal only these ranks, e.g. 3,5")
     args = ap.parse_args()
+    if args.ranks:
+        T.DECK = [c for c in T.DECK if c.rank in args.ranks.split(",")]
     cv2.setNumThreads(1)
     rng = random.Random(args.seed)
     mirror: dict[str, list[float]] = defaultdict(list)
     same: dict[str, list[float]] = defaultdict(list)
     red_suits: list[float] = []
+    five_check: dict[str, list[bool]] = defaultdict(list)
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
         frame, cands, yr, ys = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
@@ -51,6 +57,9 @@ def main() -> None:
             if rank == "-":
                 continue
             p, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)
+            if rank in ("3", "5"):
+                fine, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)
+                five_check[rank].append(left_stroke(fine) >= 0.999)
             mirror[rank].append(mirror_iou(p))
             same[rank].append(same_shape_iou(p, frame, cand))
     print("rank  indices  mirror-IoU limit  same-shape limit")
@@ -58,8 +67,13 @@ def main() -> None:
         if mirror[rank]:
             print(f"{rank:5} {len(mirror[rank]):8}  {max(mirror[rank]) + args.margin:16.2f}  "
                   f"{max(same[rank]) + args.margin:16.2f}   (p99 same {np.percentile(same[rank], 99):.2f})")
-    lows = np.percentile(red_suits, [0.5, 1, 2, 5]).round(1)
-    print(f"red suit blobs: {len(red_suits)}, redness percentiles 0.5/1/2/5: {lows.tolist()}")
+    if red_suits:
+        lows = np.percentile(red_suits, [0.5, 1, 2, 5]).round(1)
+        print(f"red suit blobs: {len(red_suits)}, redness percentiles 0.5/1/2/5: {lows.tolist()}")
+    for rank in ("5", "3"):
+        if five_check[rank]:
+            print(f"true {rank}s passing the '5' left-stroke check: {np.mean(five_check[rank]):.3f} "
+                  f"of {len(five_check[rank])} candidates")
 
 
 if __name__ == "__main__":
