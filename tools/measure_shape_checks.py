@@ -7,8 +7,8 @@ same patch size) are collected per rank; the printed limits are the highest
 value seen plus a margin (the checks must never refuse a rendered index).
 Also printed: low percentiles of the suit blob's redness on true heart and
 diamond indices (a red suit must be printed in clearly red ink), and how many
-true 3s and 5s pass the "5 needs its left stroke" check (`--ranks 3,5` deals
-only those).
+true 3s and 5s pass the "5 needs its left stroke" check and how many would be
+re-read as 3 if read "5" (`--ranks 3,5` deals only those).
 
 usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03] [--ranks 3,5]
 """
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
-from referee.vision.consistency import STROKE_PATCH, left_stroke, mirror_iou, same_shape_iou  # noqa: E402
+from referee.vision.consistency import STROKE_PATCH, five_is_three, left_stroke, mirror_iou, same_shape_iou  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
@@ -47,6 +47,7 @@ def main() -> None:
     same: dict[str, list[float]] = defaultdict(list)
     red_suits: list[float] = []
     five_check: dict[str, list[bool]] = defaultdict(list)
+    three_shape: dict[str, list[bool]] = defaultdict(list)
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
         frame, cands, yr, ys = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
@@ -60,6 +61,7 @@ def main() -> None:
             if rank in ("3", "5"):
                 fine, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)
                 five_check[rank].append(left_stroke(fine) >= 0.999)
+                three_shape[rank].append(five_is_three(frame, cand))
             mirror[rank].append(mirror_iou(p))
             same[rank].append(same_shape_iou(p, frame, cand))
     print("rank  indices  mirror-IoU limit  same-shape limit")
@@ -72,8 +74,8 @@ def main() -> None:
         print(f"red suit blobs: {len(red_suits)}, redness percentiles 0.5/1/2/5: {lows.tolist()}")
     for rank in ("5", "3"):
         if five_check[rank]:
-            print(f"true {rank}s passing the '5' left-stroke check: {np.mean(five_check[rank]):.3f} "
-                  f"of {len(five_check[rank])} candidates")
+            print(f"true {rank}s passing the '5' left-stroke check: {np.mean(five_check[rank]):.3f}, "
+                  f"shaped as a 3 read '5': {np.mean(three_shape[rank]):.3f} of {len(five_check[rank])} candidates")
 
 
 if __name__ == "__main__":

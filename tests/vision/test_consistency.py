@@ -9,7 +9,9 @@ import pytest
 
 from referee.cards import Card
 from referee.vision import consistency, glyphs, render
+from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES
 from referee.vision.index_detect import RANK_PATCH, Candidate, Frame, _patch, find_blobs, pair_candidates
+from referee.vision.recognize import recognize
 
 
 def _pip_pair() -> np.ndarray:
@@ -106,3 +108,43 @@ def test_a_red_suit_needs_clearly_red_ink(ink: tuple[int, int, int], red_ok: boo
     for cand in fives:
         assert all(consistency.plausible(frame, cand, "5", suit) == red_ok for suit in ("H", "D"))
         assert all(consistency.plausible(frame, cand, "5", suit) for suit in ("S", "C"))
+
+
+@pytest.mark.parametrize("flat_three", [False, True, 2, 3])
+@pytest.mark.parametrize("style", ["classic", "jumbo", "simple"])
+def test_a_drawn_three_read_as_five_is_a_three_and_a_drawn_five_stays_a_five(style: str, flat_three: bool | int
+                                                                             ) -> None:
+    st = dataclasses.replace(render.STYLES[style], flat_three=flat_three)
+    frame, threes = _index(Card.parse("3S"), st)
+    assert all(consistency.five_is_three(frame, c) for c in threes)
+    frame, fives = _index(Card.parse("5S"), st)
+    assert not any(consistency.five_is_three(frame, c) for c in fives)
+
+
+@pytest.mark.parametrize("angle", [0, 90, 200, 37])
+def test_a_serifed_flat_three_read_as_five_is_a_three(angle: float) -> None:
+    frame = find_blobs(_serif_three_or_five("3", angle))
+    assert all(consistency.five_is_three(frame, c) for c in pair_candidates(frame))
+    frame = find_blobs(_serif_three_or_five("5", angle))
+    assert not any(consistency.five_is_three(frame, c) for c in pair_candidates(frame))
+
+
+class _ReadsEverythingAsFive:
+    """A stand-in reader that, like the real ones on Bicycle 3s, reads every row "5" (0.90) or "3" (0.09), hearts."""
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pr = np.full((len(x), len(RANK_CLASSES)), 0.01 / (len(RANK_CLASSES) - 2))
+        pr[:, RANK_CLASSES.index("5")], pr[:, RANK_CLASSES.index("3")] = 0.90, 0.09
+        ps = np.zeros((len(x), len(SUIT_CLASSES)))
+        ps[:, SUIT_CLASSES.index("H")] = 1.0
+        return pr, ps
+
+
+@pytest.mark.parametrize("rank", ["3", "5"])
+def test_recognize_names_a_three_read_as_five_by_its_shape(rank: str) -> None:
+    # p(5) alone (0.90) is below the cut; a 3-shaped glyph gets the reader's 3-or-5 mass (0.99) as a 3,
+    # a 5-shaped one stays an unsure 5
+    named = recognize(_serif_three_or_five(rank, 20), model=_ReadsEverythingAsFive())
+    assert [str(d.card) for d in named] == (["3H"] if rank == "3" else [])
+    if named:
+        assert named[0].confidence == pytest.approx(0.99)
