@@ -246,13 +246,43 @@ def fill_rank_width(p: np.ndarray) -> np.ndarray:
     return out
 
 
+def _columns(patches: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Patch n's columns cols[n] (every row), for a stack of patches."""
+    return np.take_along_axis(patches, np.broadcast_to(cols[:, None, :], patches.shape), axis=2)
+
+
 def fill_rank_widths(X: np.ndarray) -> np.ndarray:
-    """Feature rows (as `features` makes them) with every rank patch width-filled (`fill_rank_width`)."""
+    """Feature rows (as `features` makes them) with every rank patch width-filled as `fill_rank_width` does.
+
+    All rows at once (it is on the hot path of the default reader): rows map 1:1, and each filled column
+    interpolates two glyph columns with cv2's INTER_LINEAR coordinates and clamping, in float32."""
     X = X.copy()
     side = RANK_PATCH
     patches = X[:, :side * side].reshape(len(X), side, side)
-    for n in range(len(X)):
-        patches[n] = fill_rank_width(patches[n])
+    col_ink, row_ink = patches.max(1) > FILL_INK, patches.max(2) > FILL_INK
+    x0, x1 = col_ink.argmax(1), side - col_ink[:, ::-1].argmax(1)
+    y0, y1 = row_ink.argmax(1), side - row_ink[:, ::-1].argmax(1)
+    w, h = x1 - x0, y1 - y0
+    todo = np.flatnonzero((col_ink.sum(1) >= 2) & (row_ink.sum(1) >= 2) & (w < h))
+    if len(todo) == 0:
+        return X
+    x0, w, h, y0, y1 = (a[todo, None] for a in (x0, w, h, y0, y1))
+    j = np.arange(side)[None, :] - (side - h) // 2  # destination column within the h-wide glyph
+    fx = ((j + 0.5) * (1.0 / (h / w)) - 0.5).astype(np.float32)
+    sx = np.floor(fx)
+    a = fx - sx
+    sx = sx.astype(np.int64)
+    a[sx < 0], sx[sx < 0] = 0, 0
+    at_end = sx >= w - 1
+    a[at_end] = 0
+    sx = np.minimum(sx, w - 1)
+    left = np.clip(x0 + sx, 0, side - 1)
+    right = np.clip(x0 + np.minimum(sx + 1, w - 1), 0, side - 1)
+    src = patches[todo]
+    filled = _columns(src, left) * (np.float32(1) - a)[:, None, :] + _columns(src, right) * a[:, None, :]
+    rows = np.arange(side)[None, :]
+    keep = ((j >= 0) & (j < h))[:, None, :] & ((rows >= y0) & (rows < y1))[:, :, None]
+    patches[todo] = np.where(keep, filled, np.float32(0))
     X[:, :side * side] = patches.reshape(len(X), side * side)
     return X
 

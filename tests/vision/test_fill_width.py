@@ -91,3 +91,22 @@ def test_the_committed_pair_names_a_rendered_card() -> None:
     card = Card.parse("QH")
     render.composite(img, render.Placement(card, (240, 240), 190, 20, render.STYLES["classic"]))
     assert [d.card for d in recognize(img, min_conf=MIN_CONFIDENCE, model=pair_model())] == [card]
+
+
+def test_filling_all_rows_at_once_matches_cv2_resizing_each_patch() -> None:
+    # the twin was trained on patches filled by cv2.resize (INTER_LINEAR); the batch fill must give the same input
+    rng = np.random.default_rng(7)
+    x = np.zeros((400, N_FEATURES), np.float32)
+    for n in range(len(x)):
+        p = x[n, :RANK_PATCH * RANK_PATCH].reshape(RANK_PATCH, RANK_PATCH)
+        h, w = rng.integers(1, RANK_PATCH + 1, 2)
+        y, c = rng.integers(0, RANK_PATCH + 1 - h), rng.integers(0, RANK_PATCH + 1 - w)
+        p[y:y + h, c:c + w] = rng.random((h, w))
+        if n % 3 == 0:
+            p += 0.1 * rng.random(p.shape).astype(np.float32)  # faint ink below the fill threshold
+    one_by_one = np.stack([fill_rank_width(r[:RANK_PATCH * RANK_PATCH].reshape(RANK_PATCH, RANK_PATCH)).ravel()
+                           for r in x])
+    filled = fill_rank_widths(x)
+    assert np.allclose(filled[:, :RANK_PATCH * RANK_PATCH], one_by_one, rtol=0, atol=2e-6)
+    assert np.array_equal(filled[:, RANK_PATCH * RANK_PATCH:], x[:, RANK_PATCH * RANK_PATCH:])
+    assert not np.allclose(filled[:, :RANK_PATCH * RANK_PATCH], x[:, :RANK_PATCH * RANK_PATCH], atol=1e-3)
