@@ -8,7 +8,8 @@ value seen plus a margin (the checks must never refuse a rendered index).
 Also printed: low percentiles of the suit blob's redness on true heart and
 diamond indices (a red suit must be printed in clearly red ink), and how many
 true 3s and 5s pass the "5 needs its left stroke" check and how many would be
-re-read as 3 if read "5" (`--ranks 3,5` deals only those).
+re-read as 3 if read "5" (`--ranks 3,5` deals only those), and what the counters
+of true 6s and 8s say (`--ranks 6,8`).
 
 usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03] [--ranks 3,5]
 """
@@ -27,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
-from referee.vision.consistency import STROKE_PATCH, five_is_three, left_stroke, mirror_iou, same_shape_iou  # noqa: E402
+from referee.vision.consistency import (STROKE_PATCH, five_is_three, left_stroke, mirror_iou, same_shape_iou,
+                                        six_or_eight)  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
@@ -48,6 +50,7 @@ def main() -> None:
     red_suits: list[float] = []
     five_check: dict[str, list[bool]] = defaultdict(list)
     three_shape: dict[str, list[bool]] = defaultdict(list)
+    counters_say: dict[str, list[str | None]] = defaultdict(list)
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
         frame, cands, yr, ys = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
@@ -62,6 +65,8 @@ def main() -> None:
                 fine, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)
                 five_check[rank].append(left_stroke(fine) >= 0.999)
                 three_shape[rank].append(five_is_three(frame, cand))
+            if rank in ("6", "8"):
+                counters_say[rank].append(six_or_eight(frame, cand))
             mirror[rank].append(mirror_iou(p))
             same[rank].append(same_shape_iou(p, frame, cand))
     print("rank  indices  mirror-IoU limit  same-shape limit")
@@ -76,6 +81,12 @@ def main() -> None:
         if five_check[rank]:
             print(f"true {rank}s passing the '5' left-stroke check: {np.mean(five_check[rank]):.3f}, "
                   f"shaped as a 3 read '5': {np.mean(three_shape[rank]):.3f} of {len(five_check[rank])} candidates")
+
+    for rank in ("6", "8"):
+        if counters_say[rank]:
+            says = counters_say[rank]
+            print(f"true {rank}s whose counters say 6: {says.count('6') / len(says):.3f}, 8: "
+                  f"{says.count('8') / len(says):.3f} of {len(says)} candidates")
 
 
 if __name__ == "__main__":

@@ -129,12 +129,16 @@ def test_a_serifed_flat_three_read_as_five_is_a_three(angle: float) -> None:
     assert not any(consistency.five_is_three(frame, c) for c in pair_candidates(frame))
 
 
-class _ReadsEverythingAsFive:
-    """A stand-in reader that, like the real ones on Bicycle 3s, reads every row "5" (0.90) or "3" (0.09), hearts."""
+class _DoubtingReader:
+    """A stand-in reader that reads every row `rank` (0.90) or `other` (0.09), in hearts: real readers doubt so
+    between 5 and 3 on Bicycle 3s and between 6 and 8 on Bicycle 6s."""
+
+    def __init__(self, rank: str, other: str) -> None:
+        self.rank, self.other = rank, other
 
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pr = np.full((len(x), len(RANK_CLASSES)), 0.01 / (len(RANK_CLASSES) - 2))
-        pr[:, RANK_CLASSES.index("5")], pr[:, RANK_CLASSES.index("3")] = 0.90, 0.09
+        pr[:, RANK_CLASSES.index(self.rank)], pr[:, RANK_CLASSES.index(self.other)] = 0.90, 0.09
         ps = np.zeros((len(x), len(SUIT_CLASSES)))
         ps[:, SUIT_CLASSES.index("H")] = 1.0
         return pr, ps
@@ -144,7 +148,51 @@ class _ReadsEverythingAsFive:
 def test_recognize_names_a_three_read_as_five_by_its_shape(rank: str) -> None:
     # p(5) alone (0.90) is below the cut; a 3-shaped glyph gets the reader's 3-or-5 mass (0.99) as a 3,
     # a 5-shaped one stays an unsure 5
-    named = recognize(_serif_three_or_five(rank, 20), model=_ReadsEverythingAsFive())
+    named = recognize(_serif_three_or_five(rank, 20), model=_DoubtingReader("5", "3"))
     assert [str(d.card) for d in named] == (["3H"] if rank == "3" else [])
     if named:
         assert named[0].confidence == pytest.approx(0.99)
+
+
+def test_counters_are_found_with_their_heights() -> None:
+    p = np.zeros((40, 40), np.uint8)
+    cv2.circle(p, (20, 12), 7, 255, 3)
+    cv2.circle(p, (20, 28), 8, 255, 3)
+    assert [round(h, 1) for h in consistency.counter_heights(p)] == [0.2, 0.7]
+    assert consistency.counter_heights(np.zeros((40, 40), np.uint8)) == []
+    bar = np.zeros((40, 40), np.uint8)
+    bar[5:35, 18:22] = 255
+    assert consistency.counter_heights(bar) == []
+
+
+@pytest.mark.parametrize("style", ["classic", "jumbo", "simple"])
+def test_drawn_sixes_and_eights_have_their_own_counters(style: str) -> None:
+    for rank in ("6", "8"):
+        frame, index = _index(Card.parse(rank + "C"), render.STYLES[style])
+        assert [consistency.six_or_eight(frame, c) for c in index] == [rank] * len(index)
+
+
+def _six_or_eight(rank: str, angle: float) -> np.ndarray:
+    """A corner index (6 or 8 over a heart) drawn with red strokes, rotated by `angle`."""
+    img = np.full((200, 200, 3), 240, np.uint8)
+    ink = (60, 60, 200)
+    if rank == "6":
+        cv2.ellipse(img, (100, 87), (17, 16), 0, 0, 360, ink, 4)  # the bowl
+        cv2.ellipse(img, (114, 72), (28, 27), 0, 180, 262, ink, 4)  # the stem, up and over to the right
+    else:
+        cv2.ellipse(img, (100, 58), (13, 12), 0, 0, 360, ink, 4)
+        cv2.ellipse(img, (100, 86), (16, 15), 0, 0, 360, ink, 4)
+    glyphs.draw_suit(img, "H", (100.0, 130.0), 26.0, ink)
+    rot = cv2.getRotationMatrix2D((100.0, 100.0), angle, 1.0)
+    return cv2.warpAffine(img, rot, (200, 200), borderValue=(240, 240, 240))
+
+
+@pytest.mark.parametrize("rank, doubt, named", [("6", ("6", "8"), ["6H"]), ("8", ("6", "8"), []),
+                                                ("8", ("8", "6"), ["8H"]), ("6", ("8", "6"), [])])
+def test_recognize_lets_the_counters_settle_a_doubt_between_six_and_eight(rank: str, doubt: tuple[str, str],
+                                                                         named: list[str]) -> None:
+    # read 0.90 / 0.09: the pair's mass (0.99) counts only where the glyph has the read rank's counters;
+    # a shape never renames a 6 to an 8 or back
+    found = recognize(_six_or_eight(rank, 30), model=_DoubtingReader(*doubt))
+    assert [str(d.card) for d in found] == named
+    assert all(d.confidence == pytest.approx(0.99) for d in found)
