@@ -1,4 +1,5 @@
-"""Checks a named corner index must pass before its name is reported.
+"""Checks a named corner index must pass before its name is reported, and the shape
+tests that settle the readers' doubts between 3 and 5 and between 6 and 8.
 
 All limits here were measured on project-rendered indices only (TrueType and
 Hershey faces, tools/train_index_classifier.py scenes): the real photographs
@@ -41,9 +42,8 @@ are never used to choose them.
   6s have a 6's counters and 0.1% an 8's; 67% of the 8s an 8's and 7% a 6's
   (bold faces fill their counters at this size: no boost, nothing refused);
   measure_shape_checks --ranks 6,8 --seed 51 (all damaged): 6s 63% / 0%, 8s
-  62% / 7%.
-  calibrate_confidence seeds 778 / 779 at 0.97 with both settles: 0.9960 /
-  0.9966 (one more right card on 778, nothing else moves).
+  62% / 7%. calibrate_confidence seeds 778 / 779 at 0.97 with both settles:
+  0.9960 / 0.9966 (one more right card on 778, nothing else moves).
 - Two pips are not an index: a rank blob the same shape as its suit blob (both
   drawn upright in the candidate's frame at the same patch size) is a pip
   paired with its neighbour pip. A candidate whose rank/suit overlap is above

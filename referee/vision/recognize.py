@@ -54,15 +54,16 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, suit_
     A "5" shaped like a 3 is a 3; a "6" or "8" whose counters are a 6's or an 8's is that rank. Either way the
     readers' probability of the pair becomes the rank confidence. Rows that could not reach `min_conf` even so
     are not looked at (when None, all are)."""
-    for low, high, is_it in ((FIVE, THREE, None), (SIX, EIGHT, "6"), (EIGHT, SIX, "8")):
-        either = (pr[:, low] + pr[:, high]) * suit_p
-        could = r == low
+    for read, doubt in ((FIVE, THREE), (SIX, EIGHT), (EIGHT, SIX)):
+        either = (pr[:, read] + pr[:, doubt]) * suit_p
+        could = r == read
         if min_conf is not None:
             could &= either >= min_conf
         for i in np.nonzero(could)[0]:
-            if is_it is None and five_is_three(frame, cands[i]):
-                r[i], conf[i] = THREE, either[i]
-            elif is_it is not None and six_or_eight(frame, cands[i]) == is_it:
+            if read == FIVE:
+                if five_is_three(frame, cands[i]):
+                    r[i], conf[i] = THREE, either[i]
+            elif six_or_eight(frame, cands[i]) == RANK_CLASSES[read]:
                 conf[i] = either[i]
 
 
