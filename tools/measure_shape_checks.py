@@ -10,7 +10,8 @@ Also printed: low percentiles of the suit blob's redness on true heart and
 diamond indices (a red suit must be printed in clearly red ink), and how many
 true 3s and 5s pass the "5 needs its left stroke" check and how many would be
 re-read as 3 if read "5" (`--ranks 3,5` deals only those), and what the counters
-of true 6s and 8s say (`--ranks 6,8`).
+of true 6s and 8s say (`--ranks 6,8`), and how many true spade and club suit
+blobs are shaped as a spade (a point, no gaps between lobes).
 
 usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03] [--ranks 3,5]
 """
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
 from referee.vision.consistency import (MIRROR_MAX, SAME_SHAPE_MAX, STROKE_PATCH, five_is_three, left_stroke,
-                                        mirror_iou, same_shape_iou, six_or_eight)  # noqa: E402
+                                        mirror_iou, same_shape_iou, six_or_eight, spade_shaped)  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
@@ -52,6 +53,7 @@ def main() -> None:
     five_check: dict[str, list[bool]] = defaultdict(list)
     three_shape: dict[str, list[bool]] = defaultdict(list)
     counters_say: dict[str, list[str | None]] = defaultdict(list)
+    spade_shape: dict[str, list[bool]] = defaultdict(list)
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
         frame, cands, yr, ys = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
@@ -61,6 +63,8 @@ def main() -> None:
             rank = RANK_CLASSES[y]
             if rank == "-":
                 continue
+            if SUIT_CLASSES[s] in ("S", "C"):
+                spade_shape[SUIT_CLASSES[s]].append(spade_shaped(frame, cand))
             p, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)
             if rank in ("3", "5"):
                 fine, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)
@@ -90,6 +94,10 @@ def main() -> None:
             says = counters_say[rank]
             print(f"true {rank}s whose counters say 6: {says.count('6') / len(says):.3f}, 8: "
                   f"{says.count('8') / len(says):.3f} of {len(says)} candidates")
+
+    if spade_shape["S"] and spade_shape["C"]:
+        print(f"suit blobs shaped as a spade: true spades {np.mean(spade_shape['S']):.3f} of {len(spade_shape['S'])}, "
+              f"true clubs {np.mean(spade_shape['C']):.4f} of {len(spade_shape['C'])}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Checks a named corner index must pass before its name is reported, and the shape
-tests that settle the readers' doubts between 3 and 5 and between 6 and 8.
+tests that settle the readers' doubts between 3 and 5, 6 and 8, spade and club.
 
 All limits here were measured on project-rendered indices only (TrueType and
 Hershey faces, tools/train_index_classifier.py scenes): the real photographs
@@ -44,6 +44,19 @@ are never used to choose them.
   measure_shape_checks --ranks 6,8 --seed 51 (all damaged): 6s 63% / 0%, 8s
   62% / 7%. calibrate_confidence seeds 778 / 779 at 0.97 with both settles:
   0.9960 / 0.9966 (one more right card on 778, nothing else moves).
+- A spade by its shape: the readers doubt between spade and club on many real
+  Bicycle spades (p(S) 0.6-0.95, p(C) most of the rest; the 14 px suit patch
+  is what they doubt). A suit blob drawn at 40 px whose ink 10% below its top
+  spans under 35% of its width (a point) and whose outline has no dent in its
+  upper 60% deeper than 4% of its height (no gaps between lobes) is shaped as
+  a spade; where a row read "spade" has that shape, the readers' spade-or-club
+  probability is its suit confidence (a club is never renamed). Chosen on
+  rendered spades and clubs only (seeds 61-64, spade/club-only decks, half
+  damaged: 1812 spades, 1798 clubs): the widest limits that pass at most 4 of
+  the clubs (0.2%); 17% of the rendered spades pass (most damaged rendered pips
+  are blobs). calibrate_confidence seeds 778 / 779 at 0.97: 0.9960 / 0.9967
+  (+3 and +11 cards named, all right). Real photos, for verification only:
+  60% of the spade readings the readers doubted pass, 1 of 543 club indices.
 - Two pips are not an index: a rank blob the same shape as its suit blob (both
   drawn upright in the candidate's frame at the same patch size) is a pip
   paired with its neighbour pip. A candidate whose rank/suit overlap is above
@@ -79,6 +92,8 @@ SAME_SHAPE_MAX = {"A": 0.68, "2": 0.69, "3": 0.73, "4": 0.76, "5": 0.76, "6": 0.
 INK = 100
 RED_SUIT_MIN = 50  # suit-blob red minus green a heart or diamond needs (rendered: 0.5th percentile 51)
 THREE_RETURN_MIN = 2 / 3  # a 3 has ink in the right 45% of more than 2/3 of its rows 20-35% down (see "A 5 that is a 3")
+SPADE_TIP_MAX = 0.35  # a spade's ink 10% below its top spans under 35% of its width: a point, not a club's lobe
+CLUB_DENT_MAX = 0.04  # and no dent in its upper 60% is 4% of its height deep: no gaps between lobes
 STROKE_PATCH = 40  # the "5" check draws the rank glyph finer than the classifier's patch: a 20 px row is 5% of its height
 
 
@@ -124,6 +139,39 @@ def counter_heights(p: np.ndarray, min_area: int = 4) -> list[float]:
                   if k != outside and stats[k, cv2.CC_STAT_AREA] >= min_area)
 
 
+def width_near_top(p: np.ndarray, depth: float = 0.10) -> float:
+    """Width of the ink row `depth` of the glyph's height below its top, as a fraction of the glyph's width."""
+    ys, xs = np.nonzero(p > INK)
+    if len(xs) == 0:
+        return 1.0
+    row = np.flatnonzero(p[ys.min() + int(round(depth * (ys.max() - ys.min() + 1)))] > INK)
+    return float(row[-1] - row[0] + 1) / float(xs.max() - xs.min() + 1) if len(row) else 0.0
+
+
+def deepest_upper_dent(p: np.ndarray, upper: float = 0.6) -> float:
+    """Depth (fraction of the glyph's height) of the deepest dent in the outline of its largest ink part,
+    among dents whose deepest point lies in the upper `upper` of the glyph (a club's gaps between lobes)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((p > INK).astype(np.uint8))
+    if n < 2:
+        return 0.0
+    part = (labels == 1 + int(stats[1:, cv2.CC_STAT_AREA].argmax())).astype(np.uint8)
+    contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outline = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(outline, returnPoints=False)
+    if len(hull) < 4:
+        return 0.0
+    try:
+        dents = cv2.convexityDefects(outline, hull)
+    except cv2.error:  # a self-touching outline (rare at this size): no dents measured
+        return 0.0
+    if dents is None:
+        return 0.0
+    y = outline[:, 0, 1]
+    top, height = int(y.min()), int(y.max() - y.min() + 1)
+    depths = [d / 256.0 / height for _, _, f, d in dents.reshape(-1, 4) if y[f] - top < upper * height]
+    return float(max(depths, default=0.0))
+
+
 def same_shape_iou(rank_patch: np.ndarray, frame: Frame, cand: Candidate) -> float:
     """Overlap of the rank patch with the suit blob drawn the same way (1.0: the same shape)."""
     s, _, _ = _patch(frame, (cand.suit,), cand.ux, cand.uy, RANK_PATCH)
@@ -165,3 +213,10 @@ def six_or_eight(frame: Frame, cand: Candidate) -> str | None:
     if len(counters) == 2 and counters[0] < 0.5 < counters[1]:
         return "8"
     return None
+
+
+
+def spade_shaped(frame: Frame, cand: Candidate) -> bool:
+    """Whether the candidate's suit blob has a spade's point and none of a club's gaps between lobes."""
+    p, _, _ = _patch(frame, (cand.suit,), cand.ux, cand.uy, STROKE_PATCH)
+    return width_near_top(p) < SPADE_TIP_MAX and deepest_upper_dent(p) < CLUB_DENT_MAX

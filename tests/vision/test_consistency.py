@@ -196,3 +196,43 @@ def test_recognize_lets_the_counters_settle_a_doubt_between_six_and_eight(rank: 
     found = recognize(_six_or_eight(rank, 30), model=_DoubtingReader(*doubt))
     assert [str(d.card) for d in found] == named
     assert all(d.confidence == pytest.approx(0.99) for d in found)
+
+
+@pytest.mark.parametrize("style", ["classic", "jumbo", "simple"])
+def test_a_drawn_spade_has_a_spades_point_and_a_drawn_club_has_its_lobes(style: str) -> None:
+    for suit, spade in (("S", True), ("C", False)):
+        frame, index = _index(Card.parse("7" + suit), render.STYLES[style])
+        assert [consistency.spade_shaped(frame, c) for c in index] == [spade] * len(index)
+
+
+def test_dents_and_top_width_of_simple_shapes() -> None:
+    tri = np.zeros((40, 40), np.uint8)
+    cv2.fillPoly(tri, [np.array([[20, 2], [37, 37], [3, 37]], np.int32)], 255)  # a point on top, no dents
+    assert consistency.width_near_top(tri) < 0.2 and consistency.deepest_upper_dent(tri) < consistency.CLUB_DENT_MAX
+    lobes = np.zeros((40, 40), np.uint8)
+    for cx, cy in ((20, 10), (9, 22), (31, 22)):  # three touching circles, as a club's leaves
+        cv2.circle(lobes, (cx, cy), 9, 255, -1)
+    assert consistency.width_near_top(lobes) > 0.3 and consistency.deepest_upper_dent(lobes) > 0.1
+    assert consistency.deepest_upper_dent(np.zeros((40, 40), np.uint8)) == 0.0
+
+
+class _DoubtingSuitReader:
+    """A stand-in reader sure of the rank "7" that reads every suit spade (0.90) or club (0.09), as the real
+    readers do on many Bicycle spades."""
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pr = np.zeros((len(x), len(RANK_CLASSES)))
+        pr[:, RANK_CLASSES.index("7")] = 1.0
+        ps = np.full((len(x), len(SUIT_CLASSES)), 0.01 / 3)
+        ps[:, SUIT_CLASSES.index("S")], ps[:, SUIT_CLASSES.index("C")] = 0.90, 0.09
+        return pr, ps
+
+
+@pytest.mark.parametrize("suit, named", [("S", ["7S"]), ("C", [])])
+def test_recognize_lets_a_spades_shape_settle_a_doubt_with_clubs(suit: str, named: list[str]) -> None:
+    # p(S) alone (0.90) is below the cut; a spade-shaped pip gets the spade-or-club mass (0.99); a club-shaped
+    # pip read "spade" is not renamed and stays unsure
+    image = render.render_card(Card.parse("7" + suit), render.STYLES["classic"])
+    found = recognize(image, model=_DoubtingSuitReader())
+    assert [str(d.card) for d in found] == named
+    assert all(d.confidence == pytest.approx(0.99) for d in found)
