@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
-from referee.vision.consistency import (MIRROR_MAX, SAME_SHAPE_MAX, STROKE_PATCH, five_is_three, left_stroke,
+from referee.vision.consistency import (MIRROR_MAX, SAME_SHAPE_MAX, fine_rank, five_is_three, has_five_stroke,
                                         mirror_iou, same_shape_iou, six_or_eight, spade_shaped)  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
@@ -67,8 +67,7 @@ def main() -> None:
                 spade_shape[SUIT_CLASSES[s]].append(spade_shaped(frame, cand))
             p, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)
             if rank in ("3", "5"):
-                fine, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)
-                five_check[rank].append(left_stroke(fine) >= 0.999)
+                five_check[rank].append(has_five_stroke(fine_rank(frame, cand)))
                 three_shape[rank].append(five_is_three(frame, cand))
             if rank in ("6", "8"):
                 counters_say[rank].append(six_or_eight(frame, cand))

@@ -95,7 +95,7 @@ RED_SUIT_MIN = 50  # suit-blob red minus green a heart or diamond needs (rendere
 THREE_RETURN_MIN = 2 / 3  # a 3 has ink in the right 45% of more than 2/3 of its rows 20-35% down (see "A 5 that is a 3")
 SPADE_TIP_MAX = 0.35  # a spade's ink 10% below its top spans under 35% of its width: a point, not a club's lobe
 CLUB_DENT_MAX = 0.04  # and no dent in its upper 60% is 4% of its height deep: no gaps between lobes
-STROKE_PATCH = 40  # the "5" check draws the rank glyph finer than the classifier's patch: a 20 px row is 5% of its height
+STROKE_PATCH = 40  # the shape tests draw glyphs and pips finer than the classifier's patches: a 20 px row is 5% of a glyph
 
 
 def mirror_iou(p: np.ndarray) -> float:
@@ -119,6 +119,12 @@ def band_rows(p: np.ndarray, top: float, bottom: float, left: float, right: floa
 def left_stroke(p: np.ndarray, band: float = 0.25, top: float = 0.15, bottom: float = 0.45) -> float:
     """Fraction of glyph rows between `top` and `bottom` of its height with ink in its left `band`."""
     return band_rows(p, top, bottom, 0.0, band)
+
+
+def has_five_stroke(fine: np.ndarray) -> bool:
+    """Whether a glyph (drawn at STROKE_PATCH) has a 5's upright stroke: ink in its left quarter on every row
+    from 15% to 45% of its height."""
+    return left_stroke(fine) >= 0.999
 
 
 def right_return(p: np.ndarray) -> float:
@@ -193,28 +199,28 @@ def plausible(frame: Frame, cand: Candidate, rank: str, suit: str = "") -> bool:
         return False
     if same is not None and same_shape_iou(p, frame, cand) > same:
         return False
-    if rank != "5":
-        return True
-    fine, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)
-    return left_stroke(fine) >= 0.999
+    return rank != "5" or has_five_stroke(fine_rank(frame, cand))
+
+
+def fine_rank(frame: Frame, cand: Candidate) -> np.ndarray:
+    """The candidate's rank glyph drawn upright at STROKE_PATCH, for the shape tests."""
+    return _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)[0]
 
 
 def five_is_three(frame: Frame, cand: Candidate) -> bool:
     """Whether a candidate read "5" is a 3: no 5's left stroke, and a 3's upper stroke on the right below its top."""
-    fine, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)
-    return left_stroke(fine) < 0.999 and right_return(fine) > THREE_RETURN_MIN
+    fine = fine_rank(frame, cand)
+    return not has_five_stroke(fine) and right_return(fine) > THREE_RETURN_MIN
 
 
 def six_or_eight(frame: Frame, cand: Candidate) -> str | None:
     """"6" for a glyph with one counter, in its lower half; "8" for two, one in each half; else None."""
-    fine, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, STROKE_PATCH)
-    counters = counter_heights(fine)
+    counters = counter_heights(fine_rank(frame, cand))
     if len(counters) == 1 and counters[0] > 0.5:
         return "6"
     if len(counters) == 2 and counters[0] < 0.5 < counters[1]:
         return "8"
     return None
-
 
 
 def spade_shaped(frame: Frame, cand: Candidate) -> bool:

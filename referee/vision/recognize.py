@@ -20,6 +20,7 @@ MLP_MIN_CONFIDENCE = 0.97  # the MLP alone (--method index-mlp): tools/calibrate
 MIN_CONFIDENCE = 0.97  # the default agreeing pair: tools/calibrate_confidence.py --scenes 1600 (hard photo-like rendered validation), seeds 778 and 779, with the finer "5" and red-ink checks and the 3-or-5, 6-or-8 and spade-or-club shape settles: lowest cut-off with precision >= 0.995 on each (0.9960 and 0.9967 at 0.97; 0.95: 0.9880 / 0.9913), rendered recall floor 0.406 / 0.412 (0.405 / 0.409 before the settles) vs the MLP alone 0.389 / 0.388 (measured before the settles)
 THREE, FIVE, SIX, EIGHT = (RANK_CLASSES.index(r) for r in ("3", "5", "6", "8"))
 SPADE, CLUB = SUIT_CLASSES.index("S"), SUIT_CLASSES.index("C")
+JOKER_RANK, NOT_AN_INDEX = RANK_CLASSES.index(JOKER), RANK_CLASSES.index("-")
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
                     r[i], rank_p[i] = THREE, either[i]
             elif six_or_eight(frame, cands[i]) == RANK_CLASSES[read]:
                 rank_p[i] = either[i]
-    could = (s == SPADE) & (r != RANK_CLASSES.index(JOKER)) & (r != RANK_CLASSES.index("-"))
+    could = (s == SPADE) & (r != JOKER_RANK) & (r != NOT_AN_INDEX)
     if min_conf is not None:
         could &= rank_p * spade_or_club >= min_conf
     for i in np.nonzero(could)[0]:
@@ -89,15 +90,15 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
         # each row's best rank (and suit, unless a Joker) at once; only rows that can be named become cards
         r = pr.argmax(1)
         s = ps[:, :4].argmax(1)
-        joker = r == RANK_CLASSES.index(JOKER)
+        joker = r == JOKER_RANK
         rank_p, suit_p = _settle_by_shape(frame, cands, pr, ps, r, s, None if include_unsure else min_conf)
-        conf = np.where(joker, rank_p, rank_p * suit_p)
-        keep = r != RANK_CLASSES.index("-")
+        confs = np.where(joker, rank_p, rank_p * suit_p)
+        keep = r != NOT_AN_INDEX
         if not include_unsure:
-            keep &= conf >= min_conf
+            keep &= confs >= min_conf
         for i in np.nonzero(keep)[0]:
             card = Card(JOKER) if joker[i] else Card(RANK_CLASSES[r[i]], SUIT_CLASSES[s[i]])
-            named.append((float(conf[i]), card, cands[i]))
+            named.append((float(confs[i]), card, cands[i]))
     named.sort(key=lambda t: -t[0])
     best: dict[Card, Detection] = {}
     used: set[int] = set()  # one blob belongs to one index: the most confident reading claims it

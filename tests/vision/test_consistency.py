@@ -130,18 +130,22 @@ def test_a_serifed_flat_three_read_as_five_is_a_three(angle: float) -> None:
 
 
 class _DoubtingReader:
-    """A stand-in reader that reads every row `rank` (0.90) or `other` (0.09), in hearts: real readers doubt so
-    between 5 and 3 on Bicycle 3s and between 6 and 8 on Bicycle 6s."""
+    """A stand-in reader giving every row the same probabilities: `read` 0.90 and `doubt` 0.09 among ranks or
+    suits (the other 0.01 spread over the rest), sure of the other part (a 7, or hearts). Real readers doubt so
+    between 5 and 3 on Bicycle 3s, 6 and 8 on Bicycle 6s, spade and club on Bicycle spades."""
 
-    def __init__(self, rank: str, other: str) -> None:
-        self.rank, self.other = rank, other
+    def __init__(self, read: str, doubt: str) -> None:
+        suit = read in SUIT_CLASSES
+        self.ranks = {"7": 1.0} if suit else {read: 0.90, doubt: 0.09}
+        self.suits = {read: 0.90, doubt: 0.09} if suit else {"H": 1.0}
 
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        pr = np.full((len(x), len(RANK_CLASSES)), 0.01 / (len(RANK_CLASSES) - 2))
-        pr[:, RANK_CLASSES.index(self.rank)], pr[:, RANK_CLASSES.index(self.other)] = 0.90, 0.09
-        ps = np.zeros((len(x), len(SUIT_CLASSES)))
-        ps[:, SUIT_CLASSES.index("H")] = 1.0
-        return pr, ps
+        return _rows(self.ranks, RANK_CLASSES, len(x)), _rows(self.suits, SUIT_CLASSES, len(x))
+
+
+def _rows(probs: dict[str, float], classes: tuple[str, ...], n: int) -> np.ndarray:
+    rest = (1.0 - sum(probs.values())) / (len(classes) - len(probs))
+    return np.tile([probs.get(c, rest) for c in classes], (n, 1))
 
 
 @pytest.mark.parametrize("rank", ["3", "5"])
@@ -216,23 +220,11 @@ def test_dents_and_top_width_of_simple_shapes() -> None:
     assert consistency.deepest_upper_dent(np.zeros((40, 40), np.uint8)) == 0.0
 
 
-class _DoubtingSuitReader:
-    """A stand-in reader sure of the rank "7" that reads every suit spade (0.90) or club (0.09), as the real
-    readers do on many Bicycle spades."""
-
-    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        pr = np.zeros((len(x), len(RANK_CLASSES)))
-        pr[:, RANK_CLASSES.index("7")] = 1.0
-        ps = np.full((len(x), len(SUIT_CLASSES)), 0.01 / 3)
-        ps[:, SUIT_CLASSES.index("S")], ps[:, SUIT_CLASSES.index("C")] = 0.90, 0.09
-        return pr, ps
-
-
 @pytest.mark.parametrize("suit, named", [("S", ["7S"]), ("C", [])])
 def test_recognize_lets_a_spades_shape_settle_a_doubt_with_clubs(suit: str, named: list[str]) -> None:
     # p(S) alone (0.90) is below the cut; a spade-shaped pip gets the spade-or-club mass (0.99); a club-shaped
     # pip read "spade" is not renamed and stays unsure
     image = render.render_card(Card.parse("7" + suit), render.STYLES["classic"])
-    found = recognize(image, model=_DoubtingSuitReader())
+    found = recognize(image, model=_DoubtingReader("S", "C"))
     assert [str(d.card) for d in found] == named
     assert all(d.confidence == pytest.approx(0.99) for d in found)
