@@ -231,7 +231,8 @@ def fill_rank_width(p: np.ndarray) -> np.ndarray:
 
     Faces draw the same digit narrow or wide (real Bicycle 3s and 10s are wider than most fonts);
     filling the width makes them alike, and the glyph's own proportions stay in the geometry
-    features. Glyphs wider than tall are left as they are."""
+    features. Glyphs wider than tall are left as they are. This per-patch cv2 form is the definition the
+    width-filled twin was trained with; the reader runs `fill_rank_widths`, tested against it."""
     cols = np.flatnonzero(p.max(0) > FILL_INK)
     rows = np.flatnonzero(p.max(1) > FILL_INK)
     if len(cols) < 2 or len(rows) < 2:
