@@ -126,7 +126,11 @@ def _extent(pts: np.ndarray, ox: float, oy: float, ux: float, uy: float) -> tupl
 
 
 def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
-    """Every plausible (rank, suit) pairing; a "10" is its two digits merged."""
+    """Every plausible (rank, suit) pairing; a "10" is its two digits merged.
+
+    A merged group is offered unmerged as well: in a fanned pile the next card's index stands on
+    the same line as this one's, and the merged pair ("Q8", "JJ") would hide this card's own index.
+    The reader decides between them (the surer reading claims the blobs)."""
     blobs = frame.blobs
     if not blobs:
         return []
@@ -153,17 +157,19 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
                 along = dx * ux + dy * uy
                 if abs(along) < 0.3 * ext[i] and 0.25 * ext[i] < abs(across) and 0.6 < ext[k] / ext[i] < 1.6:
                     group.append(blobs[k])
-            key = (tuple(sorted(g.idx for g in group)), bsuit.idx)
-            if key in seen:
-                continue
-            seen.add(key)
-            pts = np.concatenate([g.pts for g in group]) if len(group) > 1 else a.pts
-            rx, ry = pts[:, 0].mean(), pts[:, 1].mean()
-            dd = math.hypot(bsuit.cx - rx, bsuit.cy - ry)
-            if dd < 1e-3:
-                continue
-            ux, uy = (bsuit.cx - rx) / dd, (bsuit.cy - ry) / dd
-            out.append(Candidate(tuple(group), bsuit, ux, uy, dd, float(rx), float(ry)))
+            groups = [group, [a]] if len(group) > 1 else [group]
+            for grp in groups:
+                key = (tuple(sorted(g.idx for g in grp)), bsuit.idx)
+                if key in seen:
+                    continue
+                seen.add(key)
+                pts = np.concatenate([g.pts for g in grp]) if len(grp) > 1 else a.pts
+                rx, ry = pts[:, 0].mean(), pts[:, 1].mean()
+                dd = math.hypot(bsuit.cx - rx, bsuit.cy - ry)
+                if dd < 1e-3:
+                    continue
+                ux, uy = (bsuit.cx - rx) / dd, (bsuit.cy - ry) / dd
+                out.append(Candidate(tuple(grp), bsuit, ux, uy, dd, float(rx), float(ry)))
     return out
 
 

@@ -41,6 +41,17 @@ def test_overlapping_pair_names_both() -> None:
     assert found == set(cards)
 
 
+def test_a_tight_fan_names_every_card_whose_index_shows() -> None:
+    # each index stands on the same line right beside the next card's, like a "10"'s two digits:
+    # side-by-side merging alone read "8Q" and "Q5" as one glyph and named only the top card
+    cards = [Card.parse(c) for c in ("8S", "QC", "5S", "JC")]
+    img = np.full((480, 480, 3), (40, 110, 40), np.uint8)
+    for k, card in enumerate(cards):
+        render.composite(img, render.Placement(card, (120 + 27 * k, 240), 180, 0.0, render.STYLES["classic"]),
+                         rng=random.Random(k))
+    assert {d.card for d in recognize(img)} == set(cards)
+
+
 def test_a_hand_over_an_empty_table_is_not_a_card() -> None:
     rng = random.Random(2)
     for seed in range(4):
