@@ -128,7 +128,8 @@ def _extent(pts: np.ndarray, ox: float, oy: float, ux: float, uy: float) -> tupl
 def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     """Every plausible (rank, suit) pairing; a "10" is its two digits merged.
 
-    A merged group is offered unmerged as well: in a fanned pile the next card's index stands on
+    Each glyph is tried with its `max_partners` nearest same-colour blobs as the suit, those at least
+    half its size first. A merged group is offered unmerged as well: in a fanned pile the next card's index stands on
     the same line as this one's, and the merged pair ("Q8", "JJ") would hide this card's own index.
     The reader decides between them (the surer reading claims the blobs)."""
     blobs = frame.blobs
@@ -144,7 +145,11 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     for i, a in enumerate(blobs):
         near = np.nonzero((d[i] > 0.45 * ext[i]) & (d[i] < 2.0 * ext[i]) & (red == red[i])
                           & (s < 1.6 * s[i]) & (s > 0.3 * s[i]) & (ext < 1.5 * ext[i]))[0]
-        for j in near[np.argsort(d[i, near])][:max_partners]:
+        # the nearest partners, those at least half the glyph's size first: print specks and frame-line
+        # pieces beside a rank must not take the places of the suit below it
+        order = near[np.argsort(d[i, near])]
+        order = np.concatenate([order[s[order] >= 0.5 * s[i]], order[s[order] < 0.5 * s[i]]])
+        for j in order[:max_partners]:
             bsuit = blobs[j]
             ux, uy = (c[j] - c[i]) / d[i, j]
             group = [a]
