@@ -129,9 +129,9 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     """Every plausible (rank, suit) pairing; a "10" is its two digits merged.
 
     Each glyph is tried with its `max_partners` nearest same-colour blobs as the suit, those at least
-    half its size first. A merged group is offered unmerged as well: in a fanned pile the next card's index stands on
-    the same line as this one's, and the merged pair ("Q8", "JJ") would hide this card's own index.
-    The reader decides between them (the surer reading claims the blobs)."""
+    half its size first. A merged group is offered unmerged as well: in a fanned pile the next card's
+    index stands on the same line as this one's, and the merged pair ("Q8", "JJ") would hide this
+    card's own index. The reader decides between them (the surer reading claims the blobs)."""
     blobs = frame.blobs
     if not blobs:
         return []
