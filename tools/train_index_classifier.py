@@ -27,7 +27,10 @@ Piatnik 0.778 with club pips named "4C", which consistency.py now refuses; seed 
 named); averaging three models (lower recall at the cut); a tenth cache of close-up scenes (`--card-width 0.35,0.65
 --scenes 3000 --seed 601 --hard 0.6`, index sizes like the real Bicycle scenes' instead of smaller), with
 merged glyphs offered unmerged: Bicycle 0.789 / 0.999 vs 0.808 / 0.997 for the committed pair, Piatnik 0.954
-vs 0.968 (fewer Qs). The committed model's gain is not in the 3s: real Bicycle 3s are still read as 5 (argmax
+vs 0.968 (fewer Qs); all eight caches rebuilt by today's script with today's candidates (merged glyphs also
+unmerged, size-first suit partners; FONTS `--scenes 8000 --seed 90`, HARD1/2 `--scenes 3000 --seed 91/92
+--hard 1.0`, the rest as above, all `--jobs 2`): Bicycle 0.790 / 0.999 (10s 34 missed vs 60, but 6s and 3s
+worse), Piatnik 0.833 (Qs unsure). The committed model's gain is not in the 3s: real Bicycle 3s are still read as 5 (argmax
 right on 2 of 61 dev corners); the shape settles in recognize.py name most of them.
 """
 from __future__ import annotations
