@@ -11,7 +11,8 @@ diamond indices (a red suit must be printed in clearly red ink), and how many
 true 3s and 5s pass the "5 needs its left stroke" check and how many would be
 re-read as 3 if read "5" (`--ranks 3,5` deals only those), and what the counters
 of true 6s and 8s say (`--ranks 6,8`), and how many true spade and club suit
-blobs are shaped as a spade (a point, no gaps between lobes).
+blobs are shaped as a spade (a point, no gaps between lobes), hearts and diamonds as a diamond
+(a point, no notch) or a heart (two lobes, a notch).
 
 usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03] [--ranks 3,5]
 """
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
 from referee.vision.consistency import (MIRROR_MAX, SAME_SHAPE_MAX, fine_rank, five_is_three, has_five_stroke,
-                                        mirror_iou, same_shape_iou, six_or_eight, spade_shaped)  # noqa: E402
+                                        mirror_iou, same_shape_iou, six_or_eight, suit_shaped)  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
@@ -53,7 +54,7 @@ def main() -> None:
     five_check: dict[str, list[bool]] = defaultdict(list)
     three_shape: dict[str, list[bool]] = defaultdict(list)
     counters_say: dict[str, list[str | None]] = defaultdict(list)
-    spade_shape: dict[str, list[bool]] = defaultdict(list)
+    suit_shape: dict[tuple[str, str], list[bool]] = defaultdict(list)  # (true suit, shape tested)
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
         frame, cands, yr, ys = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
@@ -63,8 +64,8 @@ def main() -> None:
             rank = RANK_CLASSES[y]
             if rank == "-":
                 continue
-            if SUIT_CLASSES[s] in ("S", "C"):
-                spade_shape[SUIT_CLASSES[s]].append(spade_shaped(frame, cand))
+            for shape in ("S", "H", "D"):
+                suit_shape[(SUIT_CLASSES[s], shape)].append(suit_shaped(frame, cand, shape))
             p, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)
             if rank in ("3", "5"):
                 five_check[rank].append(has_five_stroke(fine_rank(frame, cand)))
@@ -94,9 +95,11 @@ def main() -> None:
             print(f"true {rank}s whose counters say 6: {says.count('6') / len(says):.3f}, 8: "
                   f"{says.count('8') / len(says):.3f} of {len(says)} candidates")
 
-    if spade_shape["S"] and spade_shape["C"]:
-        print(f"suit blobs shaped as a spade: true spades {np.mean(spade_shape['S']):.3f} of {len(spade_shape['S'])}, "
-              f"true clubs {np.mean(spade_shape['C']):.4f} of {len(spade_shape['C'])}")
+    for shape, other in (("S", "C"), ("H", "D"), ("D", "H")):
+        own, confused = suit_shape[(shape, shape)], suit_shape[(other, shape)]
+        if own and confused:
+            print(f"suit blobs shaped as {shape}: true {shape} {np.mean(own):.3f} of {len(own)}, "
+                  f"true {other} {np.mean(confused):.4f} ({sum(confused)} of {len(confused)})")
 
 
 if __name__ == "__main__":

@@ -132,7 +132,7 @@ def test_a_serifed_flat_three_read_as_five_is_a_three(angle: float) -> None:
 class _DoubtingReader:
     """A stand-in reader giving every row the same probabilities: `read` 0.90 and `doubt` 0.09 among ranks or
     suits (the other 0.01 spread over the rest), sure of the other part (a 7, or hearts). Real readers doubt so
-    between 5 and 3 on Bicycle 3s, 6 and 8 on Bicycle 6s, spade and club on Bicycle spades."""
+    between 5 and 3 on Bicycle 3s, 6 and 8 on Bicycle 6s, spade and club on Bicycle spades, heart and diamond."""
 
     def __init__(self, read: str, doubt: str) -> None:
         suit = read in SUIT_CLASSES
@@ -203,10 +203,14 @@ def test_recognize_lets_the_counters_settle_a_doubt_between_six_and_eight(rank: 
 
 
 @pytest.mark.parametrize("style", ["classic", "jumbo", "simple"])
-def test_a_drawn_spade_has_a_spades_point_and_a_drawn_club_has_its_lobes(style: str) -> None:
-    for suit, spade in (("S", True), ("C", False)):
-        frame, index = _index(Card.parse("7" + suit), render.STYLES[style])
-        assert [consistency.spade_shaped(frame, c) for c in index] == [spade] * len(index)
+@pytest.mark.parametrize("suit, other", [("S", "C"), ("H", "D"), ("D", "H")])
+def test_a_drawn_pip_has_its_own_suits_shape_and_not_the_suit_it_is_confused_with(style: str, suit: str,
+                                                                                   other: str) -> None:
+    # a spade's point vs a club's lobes; a diamond's point vs a heart's notched lobes
+    frame, index = _index(Card.parse("7" + suit), render.STYLES[style])
+    assert all(consistency.suit_shaped(frame, c, suit) for c in index)
+    frame, index = _index(Card.parse("7" + other), render.STYLES[style])
+    assert not any(consistency.suit_shaped(frame, c, suit) for c in index)
 
 
 def test_dents_and_top_width_of_simple_shapes() -> None:
@@ -220,11 +224,14 @@ def test_dents_and_top_width_of_simple_shapes() -> None:
     assert consistency.deepest_upper_dent(np.zeros((40, 40), np.uint8)) == 0.0
 
 
-@pytest.mark.parametrize("suit, named", [("S", ["7S"]), ("C", [])])
-def test_recognize_lets_a_spades_shape_settle_a_doubt_with_clubs(suit: str, named: list[str]) -> None:
-    # p(S) alone (0.90) is below the cut; a spade-shaped pip gets the spade-or-club mass (0.99); a club-shaped
-    # pip read "spade" is not renamed and stays unsure
+@pytest.mark.parametrize("read, doubt, suit, named", [("S", "C", "S", ["7S"]), ("S", "C", "C", []),
+                                                      ("H", "D", "H", ["7H"]), ("H", "D", "D", []),
+                                                      ("D", "H", "D", ["7D"]), ("D", "H", "H", [])])
+def test_recognize_lets_a_pips_shape_settle_a_doubt_between_two_suits(read: str, doubt: str, suit: str,
+                                                                      named: list[str]) -> None:
+    # p(read) alone (0.90) is below the cut; a pip of the read suit's shape gets the pair's mass (0.99); a pip
+    # of the doubted suit's shape read as the other is not renamed and stays unsure
     image = render.render_card(Card.parse("7" + suit), render.STYLES["classic"])
-    found = recognize(image, model=_DoubtingReader("S", "C"))
+    found = recognize(image, model=_DoubtingReader(read, doubt))
     assert [str(d.card) for d in found] == named
     assert all(d.confidence == pytest.approx(0.99) for d in found)
