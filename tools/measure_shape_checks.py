@@ -12,7 +12,8 @@ true 3s and 5s pass the "5 needs its left stroke" check and how many would be
 re-read as 3 if read "5" (`--ranks 3,5` deals only those), and what the counters
 of true 6s and 8s say (`--ranks 6,8`), and how many true spade and club suit
 blobs are shaped as a spade (a point, no gaps between lobes), hearts and diamonds as a diamond
-(a point, no notch) or a heart (two lobes, a notch).
+(a point, no notch) or a heart (two lobes, a notch), and how many true 10s, Qs, 9s and 8s are
+shaped as a 10 (a ring with a thin bar on its left).
 
 usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03] [--ranks 3,5]
 """
@@ -32,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
 from referee.vision.consistency import (MIRROR_MAX, SAME_SHAPE_MAX, fine_rank, five_is_three, has_five_stroke,
-                                        mirror_iou, same_shape_iou, six_or_eight, suit_shaped)  # noqa: E402
+                                        mirror_iou, same_shape_iou, six_or_eight, suit_shaped,
+                                        ten_shaped)  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
@@ -54,6 +56,7 @@ def main() -> None:
     five_check: dict[str, list[bool]] = defaultdict(list)
     three_shape: dict[str, list[bool]] = defaultdict(list)
     counters_say: dict[str, list[str | None]] = defaultdict(list)
+    ten_shape: dict[str, list[bool]] = defaultdict(list)
     suit_shape: dict[tuple[str, str], list[bool]] = defaultdict(list)  # (true suit, shape tested)
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
@@ -72,6 +75,8 @@ def main() -> None:
                 three_shape[rank].append(five_is_three(frame, cand))
             if rank in ("6", "8"):
                 counters_say[rank].append(six_or_eight(frame, cand))
+            if rank in ("10", "Q", "9", "8"):
+                ten_shape[rank].append(ten_shaped(frame, cand))
             mirror[rank].append(mirror_iou(p))
             same[rank].append(same_shape_iou(p, frame, cand))
     print("rank  indices  mirror-IoU limit  same-shape limit   refused by the committed limits")
@@ -95,6 +100,9 @@ def main() -> None:
             print(f"true {rank}s whose counters say 6: {says.count('6') / len(says):.3f}, 8: "
                   f"{says.count('8') / len(says):.3f} of {len(says)} candidates")
 
+    if ten_shape:
+        print("index candidates shaped as a 10 (a ring with a bar): " + ", ".join(
+            f"true {rank}s {np.mean(v):.4f} ({sum(v)} of {len(v)})" for rank, v in sorted(ten_shape.items())))
     for shape, other in (("S", "C"), ("H", "D"), ("D", "H")):
         own, confused = suit_shape[(shape, shape)], suit_shape[(other, shape)]
         if own and confused:

@@ -1,6 +1,6 @@
 """Checks a named corner index must pass before its name is reported, and the shape
-tests that settle the readers' doubts between 3 and 5, 6 and 8, spade and club,
-heart and diamond.
+tests that settle the readers' doubts between 3 and 5, 6 and 8, 10 and the ring
+glyphs, spade and club, heart and diamond.
 
 All limits here were measured on project-rendered indices only (TrueType and
 Hershey faces, tools/train_index_classifier.py scenes): the real photographs
@@ -74,6 +74,21 @@ are never used to choose them.
   96% of Bicycle diamond indices read by rank pass the diamond test (2 of 712
   hearts), 98% of heart indices the heart test (0 diamonds); Bicycle recall
   0.811 -> 0.819 at the same precision.
+  (measure_shape_checks --seed 51 / 52, all damaged: the heart test passes
+  0 / 0 diamonds, the diamond test 1 / 3 hearts.)
+- A 10 by its bar: Bicycle prints "10" as a thin bar beside a ring, and the
+  readers, trained mostly on other 10s, read the pair (or the ring offered
+  alone) as 10 with Q, 9 or 8 as the doubt. A ring (one counter, its middle
+  30-70% down the glyph) with, on its left, a bar of its colour 0.75-1.3 times
+  its height, under 0.45 of that wide, at most 0.6 of the ring's height away and
+  level with it (middles within 0.2) is shaped as a 10; where a row read "10"
+  has that shape, the readers' probability of 10, Q, 9 and 8 (the single glyphs
+  with a counter) is its rank confidence. measure_shape_checks --ranks
+  10,Q,9,8 --seed 51 / 52 (all damaged): 13% / 15% of true 10 candidates pass
+  (most rendered "1"s have a flag or a foot), 0 of the Qs and 8s, 1 of 268 /
+  280 9s. calibrate_confidence seeds 778 / 779 at 0.97: 0.9954 / 0.9954,
+  unchanged. Real photos, for verification only: Bicycle 0.819 -> 0.834 (real
+  10s missed 59 -> 29) at the same precision, Piatnik 0.968 -> 0.972.
 - Two pips are not an index: a rank blob the same shape as its suit blob (both
   drawn upright in the candidate's frame at the same patch size) is a pip
   paired with its neighbour pip. A candidate whose rank/suit overlap is above
@@ -91,7 +106,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .index_detect import RANK_PATCH, Candidate, Frame, _patch
+from .index_detect import RANK_PATCH, Blob, Candidate, Frame, _extent, _patch
 
 # Both limit tables: measured when set (before the drawn 3s and bar tens joined the renderer). On today's
 # renderer they refuse some rendered true indices: tools/measure_shape_checks.py, seeds 31 / 32 (500 each):
@@ -115,6 +130,10 @@ DIAMOND_TIP_MAX = 0.40  # a diamond's ink 10% below its top spans under 40% of i
 DIAMOND_DENT_MAX = 0.07  # and no dent in its upper 60% is 7% of its height deep: no notch between lobes
 HEART_TOP_MIN = 0.70  # a heart's ink 10% below its top spans over 70% of its width: two lobes
 HEART_DENT_MIN = 0.07  # with a notch between them over 7% of its height deep
+TEN_BAR_WIDTH_MAX = 0.45  # a 10's "1" is a bar: under 0.45 of its height wide
+TEN_BAR_HEIGHT = (0.75, 1.3)  # and about as tall as its "0" (times the ring's height)
+TEN_GAP_MAX = 0.6  # with at most 0.6 of the ring's height of paper between them
+TEN_ALIGN_MAX = 0.2  # their middles at most 0.2 of the ring's height apart up and down
 STROKE_PATCH = 40  # the shape tests draw glyphs and pips finer than the classifier's patches: a 20 px row is 5% of a glyph
 
 
@@ -253,4 +272,36 @@ def suit_shaped(frame: Frame, cand: Candidate, suit: str) -> bool:
         return width_near_top(p) < DIAMOND_TIP_MAX and deepest_upper_dent(p) < DIAMOND_DENT_MAX
     if suit == "H":
         return width_near_top(p) > HEART_TOP_MIN and deepest_upper_dent(p) > HEART_DENT_MIN
+    return False
+
+
+def _box(blob: Blob, ux: float, uy: float) -> tuple[float, float, float, float]:
+    """The blob's extent (left, right, top, bottom) in an index frame with "down" along (ux, uy)."""
+    return _extent(blob.pts, 0.0, 0.0, ux, uy)
+
+
+def ten_shaped(frame: Frame, cand: Candidate) -> bool:
+    """Whether the index is a 10: a ring (one counter, mid-height) with a thin upright bar about its height on its
+    left. The bar is the rank's other glyph, or, for a ring offered alone, an ink blob of its colour beside it."""
+    ux, uy = cand.ux, cand.uy
+    boxes = sorted(((_box(b, ux, uy), b) for b in cand.rank), key=lambda t: t[0][0])
+    if len(boxes) > 2:
+        return False
+    (r0, r1, rt, rb), ring = boxes[-1]
+    h = rb - rt
+    counters = counter_heights(_patch(frame, (ring,), ux, uy, STROKE_PATCH)[0])
+    if len(counters) != 1 or not 0.3 < counters[0] < 0.7:
+        return False
+    if len(boxes) == 2:
+        bars = [boxes[0][1]]
+    else:
+        red = ring.red > 45
+        bars = [b for b in frame.blobs if b.idx != ring.idx and (b.red > 45) == red
+                and abs(b.cx - ring.cx) < 2 * h and abs(b.cy - ring.cy) < 2 * h]
+    for bar in bars:
+        b0, b1, bt, bb = _box(bar, ux, uy)
+        bh = bb - bt
+        if (TEN_BAR_HEIGHT[0] * h < bh < TEN_BAR_HEIGHT[1] * h and b1 - b0 < TEN_BAR_WIDTH_MAX * bh
+                and -0.1 * h < r0 - b1 < TEN_GAP_MAX * h and abs((bt + bb) - (rt + rb)) / 2 < TEN_ALIGN_MAX * h):
+            return True
     return False

@@ -235,3 +235,53 @@ def test_recognize_lets_a_pips_shape_settle_a_doubt_between_two_suits(read: str,
     found = recognize(image, model=_DoubtingReader(read, doubt))
     assert [str(d.card) for d in found] == named
     assert all(d.confidence == pytest.approx(0.99) for d in found)
+
+
+def _ten_or_queen(rank: str, angle: float, bar_gap: int = 5) -> np.ndarray:
+    """A corner index (10 or Q over a heart) drawn with red strokes, rotated by `angle`; the 10's "1" is a bar
+    `bar_gap` px left of its "0"."""
+    img = np.full((200, 200, 3), 240, np.uint8)
+    ink = (60, 60, 200)
+    if rank == "10":
+        cv2.ellipse(img, (100, 80), (11, 18), 0, 0, 360, ink, 4)  # the "0"
+        x = 100 - 13 - bar_gap - 3
+        cv2.line(img, (x, 61), (x, 99), ink, 5)  # the "1", a bar with a short flag (a plain filled box is no glyph)
+        cv2.line(img, (x, 62), (x - 5, 67), ink, 3)
+    else:
+        cv2.ellipse(img, (100, 80), (13, 18), 0, 0, 360, ink, 4)
+        cv2.line(img, (102, 88), (116, 104), ink, 4)  # the tail, across the bowl
+    glyphs.draw_suit(img, "H", (100.0, 125.0), 26.0, ink)
+    rot = cv2.getRotationMatrix2D((100.0, 100.0), angle, 1.0)
+    return cv2.warpAffine(img, rot, (200, 200), borderValue=(240, 240, 240))
+
+
+def _rank_candidates(image: np.ndarray) -> tuple[Frame, list[Candidate]]:
+    """The blob frame and the candidates whose suit is the heart (the largest blob under the rank)."""
+    frame = find_blobs(image)
+    cands = pair_candidates(frame)
+    heart = max(frame.blobs, key=lambda b: b.cy if abs(b.cx - 100) < 30 else -1)  # lowest: the pip, at 0 degrees
+    return frame, [c for c in cands if c.suit.idx == heart.idx]
+
+
+@pytest.mark.parametrize("angle", [0.0, 25.0])
+def test_a_drawn_ten_is_a_ring_with_a_bar_beside_it_and_a_queen_is_not(angle: float) -> None:
+    frame, cands = _rank_candidates(_ten_or_queen("10", angle))
+    ring = max((b for b in frame.blobs if b.idx != cands[0].suit.idx), key=lambda b: b.area)  # the "0" outweighs the "1"
+    rings = [c for c in cands if [b.idx for b in c.rank] == [ring.idx]]
+    merged = [c for c in cands if len(c.rank) == 2]
+    assert rings and merged  # the 10 is offered merged and its "0" alone
+    assert all(consistency.ten_shaped(frame, c) for c in rings + merged)
+    assert not any(consistency.ten_shaped(frame, c) for c in cands if c not in rings + merged)  # the bar alone
+    frame, cands = _rank_candidates(_ten_or_queen("Q", angle))
+    assert cands and not any(consistency.ten_shaped(frame, c) for c in cands)
+    frame, cands = _rank_candidates(_ten_or_queen("10", angle, bar_gap=30))  # a bar too far away is not its "1"
+    assert not any(consistency.ten_shaped(frame, c) for c in cands if len(c.rank) == 1)
+
+
+@pytest.mark.parametrize("rank, named", [("10", ["10H"]), ("Q", [])])
+def test_recognize_lets_a_tens_bar_and_ring_settle_a_doubt_with_a_queen(rank: str, named: list[str]) -> None:
+    # p(10) alone (0.90) is below the cut; a ring with a bar beside it gets the mass of 10 and the ring-shaped
+    # ranks (0.99 with the Q's 0.09); a Q read "10" has no bar and stays unsure
+    found = recognize(_ten_or_queen(rank, 15), model=_DoubtingReader("10", "Q"))
+    assert [str(d.card) for d in found] == named
+    assert all(d.confidence == pytest.approx(0.99, abs=0.002) for d in found)  # + the 9's and 8's share of 0.01
