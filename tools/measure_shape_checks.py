@@ -10,10 +10,11 @@ Also printed: low percentiles of the suit blob's redness on true heart and
 diamond indices (a red suit must be printed in clearly red ink), and how many
 true 3s and 5s pass the "5 needs its left stroke" check and how many would be
 re-read as 3 if read "5" (`--ranks 3,5` deals only those), and what the counters
-of true 6s and 8s say (`--ranks 6,8`), and how many true spade and club suit
-blobs are shaped as a spade (a point, no gaps between lobes), hearts and diamonds as a diamond
-(a point, no notch) or a heart (two lobes, a notch), and how many true 10s, Qs, 9s and 8s are
-shaped as a 10 (a ring with a thin bar on its left).
+of true 5s, 6s and 8s say (`--ranks 5,6,8`: a 5's bowl closed by damage has a 6's counter), how
+many true spade and club suit blobs are shaped as a spade (a point, no gaps between lobes) or a
+club (a gap each side of its top lobe), hearts and diamonds as a diamond (a point, no notch) or a
+heart (two lobes, a notch), and how many true 10s, Qs, 9s and 8s are shaped as a 10 (a ring with a
+thin bar on its left).
 
 usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03] [--ranks 3,5]
 """
@@ -67,13 +68,13 @@ def main() -> None:
             rank = RANK_CLASSES[y]
             if rank == "-":
                 continue
-            for shape in ("S", "H", "D"):
+            for shape in ("S", "C", "H", "D"):
                 suit_shape[(SUIT_CLASSES[s], shape)].append(suit_shaped(frame, cand, shape))
             p, _, _ = _patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)
             if rank in ("3", "5"):
                 five_check[rank].append(has_five_stroke(fine_rank(frame, cand)))
                 three_shape[rank].append(five_is_three(frame, cand))
-            if rank in ("6", "8"):
+            if rank in ("5", "6", "8"):
                 counters_say[rank].append(six_or_eight(frame, cand))
             if rank in ("10", "Q", "9", "8"):
                 ten_shape[rank].append(ten_shaped(frame, cand))
@@ -94,7 +95,7 @@ def main() -> None:
             print(f"true {rank}s passing the '5' left-stroke check: {np.mean(five_check[rank]):.3f}, "
                   f"shaped as a 3 read '5': {np.mean(three_shape[rank]):.3f} of {len(five_check[rank])} candidates")
 
-    for rank in ("6", "8"):
+    for rank in ("5", "6", "8"):
         if counters_say[rank]:
             says = counters_say[rank]
             print(f"true {rank}s whose counters say 6: {says.count('6') / len(says):.3f}, 8: "
@@ -103,7 +104,7 @@ def main() -> None:
     if ten_shape:
         print("index candidates shaped as a 10 (a ring with a bar): " + ", ".join(
             f"true {rank}s {np.mean(v):.4f} ({sum(v)} of {len(v)})" for rank, v in sorted(ten_shape.items())))
-    for shape, other in (("S", "C"), ("H", "D"), ("D", "H")):
+    for shape, other in (("S", "C"), ("C", "S"), ("H", "D"), ("D", "H")):
         own, confused = suit_shape[(shape, shape)], suit_shape[(other, shape)]
         if own and confused:
             print(f"suit blobs shaped as {shape}: true {shape} {np.mean(own):.3f} of {len(own)}, "
