@@ -326,18 +326,18 @@ def ten_shaped(frame: Frame, cand: Candidate) -> bool:
     (r0, r1, rt, rb), ring = boxes[-1]
     h = rb - rt
     counters = counter_heights(_patch(frame, (ring,), ux, uy, STROKE_PATCH)[0])
-    if len(counters) != 1 or not 0.3 < counters[0] < 0.7:
+    if len(counters) != 1 or not 0.3 < counters[0] < 0.7:  # a ring's counter sits mid-glyph; a 6's or 9's does not
         return False
     if len(boxes) == 2:
         bars = [boxes[0][1]]
     else:
-        red = ring.red > 45
-        bars = [b for b in frame.blobs if b.idx != ring.idx and (b.red > 45) == red
+        bars = [b for b in frame.blobs if b.idx != ring.idx and b.is_red == ring.is_red
                 and abs(b.cx - ring.cx) < 2 * h and abs(b.cy - ring.cy) < 2 * h]
     for bar in bars:
         b0, b1, bt, bb = _box(bar, ux, uy)
         bh = bb - bt
         if (TEN_BAR_HEIGHT[0] * h < bh < TEN_BAR_HEIGHT[1] * h and b1 - b0 < TEN_BAR_WIDTH_MAX * bh
-                and -0.1 * h < r0 - b1 < TEN_GAP_MAX * h and abs((bt + bb) - (rt + rb)) / 2 < TEN_ALIGN_MAX * h):
+                and -0.1 * h < r0 - b1 < TEN_GAP_MAX * h and  # touching, or a little overlap, counts
+                abs((bt + bb) - (rt + rb)) / 2 < TEN_ALIGN_MAX * h):
             return True
     return False

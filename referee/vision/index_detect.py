@@ -33,12 +33,16 @@ class Blob:
     area: int
     cx: float
     cy: float
-    red: float
+    red: float  # mean red-minus-green of a red blob; 0.0 for black print
     pts: np.ndarray  # (N, 2) float32 pixel coordinates (x, y)
 
     @property
     def size(self) -> float:
         return math.sqrt(self.area)
+
+    @property
+    def is_red(self) -> bool:
+        return self.red > 0
 
 
 @dataclass
@@ -137,7 +141,7 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
         return []
     c = np.array([[b.cx, b.cy] for b in blobs], np.float32)
     s = np.array([b.size for b in blobs], np.float32)
-    red = np.array([b.red > 45 for b in blobs])
+    red = np.array([b.is_red for b in blobs])
     ext = np.array([max(b.w, b.h) for b in blobs], np.float32)
     d = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(-1))
     out: list[Candidate] = []
