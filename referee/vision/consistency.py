@@ -302,8 +302,8 @@ def suit_shaped(frame: Frame, cand: Candidate, suit: str) -> bool:
     p, _, _ = _patch(frame, (cand.suit,), cand.ux, cand.uy, STROKE_PATCH)
     if suit == "S":
         return width_near_top(p) < SPADE_TIP_MAX and deepest_upper_dent(p) < CLUB_DENT_MAX
-    if suit == "C":
-        return lobe_gaps(p) > CLUB_GAPS_MIN and width_near_top(p) > CLUB_TOP_MIN
+    if suit == "C":  # the top width first: it is the cheaper test
+        return width_near_top(p) > CLUB_TOP_MIN and lobe_gaps(p) > CLUB_GAPS_MIN
     if suit == "D":
         return width_near_top(p) < DIAMOND_TIP_MAX and deepest_upper_dent(p) < DIAMOND_DENT_MAX
     if suit == "H":
