@@ -21,7 +21,7 @@ MIN_CONFIDENCE = 0.97  # the default agreeing pair: tools/calibrate_confidence.p
 THREE, FIVE, SIX, EIGHT, TEN = (RANK_CLASSES.index(r) for r in ("3", "5", "6", "8", "10"))
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is
 SPADE, HEART, DIAMOND, CLUB = (SUIT_CLASSES.index(x) for x in ("S", "H", "D", "C"))
-SUIT_DOUBT = {SPADE: CLUB, CLUB: SPADE, HEART: DIAMOND, DIAMOND: HEART}  # a suit read, the suit it is doubted against: its shape can settle it
+SUIT_DOUBT = {SPADE: CLUB, CLUB: SPADE, HEART: DIAMOND, DIAMOND: HEART}  # each suit read, the suit it is doubted against (its shape settles it)
 JOKER_RANK, NOT_AN_INDEX = RANK_CLASSES.index(JOKER), RANK_CLASSES.index("-")
 
 
@@ -57,16 +57,13 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
 
     A "5" shaped like a 3 is a 3; a "6" or "8" whose counters are a 6's or an 8's is that rank; a "10" whose
     ring has a bar beside it is not a Q, 9 or 8; a spade with a point and no dents between lobes is not a club,
-    nor a club with a gap each side of its top lobe a spade;
-    a diamond (a point, no notch) or a heart (two lobes and a notch) is not the other red suit. The readers'
-    probability of the read rank or suit and its doubts becomes that part's probability; the shape never renames
-    a 6 or 8, a 10 or a suit. Rows that could not reach `min_conf` even
-    so are not looked at (when None, all are)."""
+    nor a club with a gap each side of its top lobe a spade; a diamond (a point, no notch) or a heart (two lobes
+    and a notch) is not the other red suit. The readers' probability of the read rank or suit and its doubts
+    becomes that part's probability; the shape never renames a 6 or 8, a 10 or a suit. Rows that could not
+    reach `min_conf` even so are not looked at (when None, all are)."""
     rows = np.arange(len(r))
     rank_p, suit_p = pr[rows, r].copy(), ps[rows, s].copy()
-    settles = np.isin(s, list(SUIT_DOUBT))
-    doubted = np.array([SUIT_DOUBT.get(k, k) for k in s], dtype=int)
-    either_suit = np.where(settles, suit_p + ps[rows, doubted], suit_p)
+    either_suit = suit_p + ps[rows, np.array([SUIT_DOUBT[k] for k in s], dtype=int)]
     for read, doubt in ((FIVE, THREE), (SIX, EIGHT), (EIGHT, SIX)):
         either = pr[:, read] + pr[:, doubt]
         could = r == read
@@ -85,7 +82,7 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     for i in np.nonzero(could)[0]:
         if ten_shaped(frame, cands[i]):
             rank_p[i] = ten_or_ring[i]
-    could = settles & (r != JOKER_RANK) & (r != NOT_AN_INDEX)
+    could = (r != JOKER_RANK) & (r != NOT_AN_INDEX)
     if min_conf is not None:
         could &= rank_p * either_suit >= min_conf
     for i in np.nonzero(could)[0]:
