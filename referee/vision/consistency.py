@@ -59,19 +59,20 @@ are never used to choose them.
   13% / 20% of spades, 0 of 246 / 261 clubs. calibrate_confidence seeds 778 / 779 at 0.97: 0.9960 / 0.9967
   (+3 and +11 cards named, all right). Real photos, for verification only:
   60% of the spade readings the readers doubted pass, 1 of 543 club indices.
-- A club by its lobes: and the other way (p(C) 0.6-0.95 on real clubs). A
-  suit blob (40 px) with a dent over 10% of its height deep on each side of
-  its middle in its upper 60% (the gaps between the top lobe and the side
-  lobes) and ink 10% below its top spanning over 30% of its width (a round top
-  lobe, not a point) is shaped as a club; a row read "club" with that shape gets
-  the club-or-spade probability as its suit confidence (a spade is never
-  renamed). Depth alone (the deepest dent anywhere in the upper 60%) could not
-  be used: damaged rendered spades have one deep dent often enough that a limit
-  passing at most 4 of them passed 3% of rendered clubs; a gap on both sides
-  is what a damaged spade rarely has. Chosen on rendered spades and clubs only
-  (seeds 61-64, 300 / 300 / 450 / 450 scenes of spade/club-only decks, half
-  damaged): 3 of 1778 spades pass, 14% of the 1740 clubs (the renderer's own
-  clubs have shallow gaps, 8-10% of their height at this size).
+- A club by its lobes: the readers doubt the other way too (p(C) 0.6-0.95 on
+  real Bicycle clubs, p(S) most of the rest). A suit blob (40 px) with a dent
+  over 10% of its height deep on each side of its middle in its upper 60% (the
+  gaps between the top lobe and the side lobes) and ink 10% below its top
+  spanning over 30% of its width (a round top lobe, not a point) is shaped as a
+  club; a row read "club" with that shape gets the club-or-spade probability as
+  its suit confidence (a spade is never renamed). Depth alone (the deepest dent
+  anywhere in the upper 60%) could not be used: damaged rendered spades have
+  one deep dent often enough that a limit passing at most 4 of them passed only
+  3% of rendered clubs and 7% of the doubted real club readings; a gap on both
+  sides is what a damaged spade rarely has. Chosen on rendered spades and clubs
+  only (seeds 61-64, 300 / 300 / 450 / 450 scenes of spade/club-only decks,
+  half damaged): 3 of 1778 spades pass, 14% of the 1740 clubs (the renderer's
+  own clubs have shallow gaps, 8-10% of their height at this size).
   calibrate_confidence seeds 778 / 779 at 0.97: 0.9954 / 0.9954 (+2 / +5 cards
   named, all right). Real photos, for verification only: 97% of Bicycle club
   indices read by rank pass (2 of 737 spades); Bicycle recall 0.834 -> 0.851 at
