@@ -12,6 +12,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -32,6 +35,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import cv2  # noqa: F401  (deferred: the command needs OpenCV, the referee does not)
+
+    recognize_fn: Callable[..., list[Any]]  # the stock reader, an alternative, or a learned deck store
 
     if args.deck is not None:
         if args.method != "index":
@@ -65,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     failures = 0
     for path in args.images:
         try:
+            if not Path(path).is_file():  # say so ourselves: OpenCV would also log a warning of its own
+                raise ValueError("no such file" if not Path(path).exists() else "not a file")
             image = cv2.imread(path, cv2.IMREAD_COLOR)
             if image is None:
                 raise ValueError("not a readable image")

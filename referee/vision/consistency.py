@@ -324,7 +324,7 @@ def ten_shaped(frame: Frame, cand: Candidate) -> bool:
     boxes = sorted(((_box(b, ux, uy), b) for b in cand.rank), key=lambda t: t[0][0])
     if len(boxes) > 2:
         return False
-    (r0, r1, rt, rb), ring = boxes[-1]
+    (r0, _, rt, rb), ring = boxes[-1]
     h = rb - rt
     counters = counter_heights(_patch(frame, (ring,), ux, uy, STROKE_PATCH)[0])
     if len(counters) != 1 or not 0.3 < counters[0] < 0.7:  # a ring's counter sits mid-glyph; a 6's or 9's does not

@@ -54,3 +54,13 @@ def test_cnn_method_reads_the_same_card(tmp_path: Path, capsys) -> None:
     rec = json.loads(capsys.readouterr().out.splitlines()[0])
     assert rc == 0
     assert [c["card"] for c in rec["cards"]] == ["KH"]
+
+
+def test_a_missing_file_or_a_folder_is_an_error_line_of_its_own(tmp_path: Path, capsys) -> None:
+    from referee.vision import cli
+
+    rc = cli.main(["recognize", "--json", str(tmp_path / "nope.jpg"), str(tmp_path)])
+    captured = capsys.readouterr()
+    lines = [json.loads(ln) for ln in captured.out.splitlines()]
+    assert rc == 1
+    assert [ln["error"] for ln in lines] == ["no such file", "not a file"]
