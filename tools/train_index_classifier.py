@@ -51,8 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from referee.cards import JOKER, Card, standard_deck  # noqa: E402
 from referee.vision import glyphs, render  # noqa: E402
 from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, IndexMLP  # noqa: E402
-from referee.vision.index_detect import (RANK_PATCH, SUIT_PATCH, Candidate, Frame, features,  # noqa: E402
-                                         fill_rank_widths, find_blobs, pair_candidates, prepare)
+from referee.vision.index_detect import (RANK_PATCH, SUIT_PATCH, Candidate, Frame, blur3,  # noqa: E402
+                                         features, fill_rank_widths, find_blobs, pair_candidates, prepare)
 
 DECK = standard_deck() + [Card(JOKER)] * 4
 FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
@@ -323,15 +323,6 @@ def build_parallel(n_scenes: int, seed: int, jobs: int) -> tuple[np.ndarray, np.
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
 
 
-def _blur3(p: np.ndarray) -> np.ndarray:
-    """A [1 2 1]/4 blur of each patch in a (n, h, w) stack, zero outside (as features() blurs)."""
-    k0, k1 = np.float32(0.25), np.float32(0.5)
-    q = np.pad(p, ((0, 0), (1, 1), (0, 0)))
-    p = k0 * q[:, :-2] + k1 * q[:, 1:-1] + k0 * q[:, 2:]
-    q = np.pad(p, ((0, 0), (0, 0), (1, 1)))
-    return k0 * q[:, :, :-2] + k1 * q[:, :, 1:-1] + k0 * q[:, :, 2:]
-
-
 def jitter_patches(x: np.ndarray, g: np.random.Generator) -> np.ndarray:
     """Feature rows with their rank and suit patches re-inked: stroke weight changed (re-thresholded
     at a random level, re-blurred) and shifted a pixel, each half the time. Real indices differ from
@@ -344,7 +335,7 @@ def jitter_patches(x: np.ndarray, g: np.random.Generator) -> np.ndarray:
         rew = g.random(n) < 0.5
         if rew.any():
             t = g.uniform(0.25, 0.6, (int(rew.sum()), 1, 1)).astype(np.float32)
-            p[rew] = _blur3((p[rew] > t).astype(np.float32))
+            p[rew] = blur3((p[rew] > t).astype(np.uint8) * np.uint8(255)) / np.float32(255)  # as features() blurs
         for axis in (1, 2):
             d = g.integers(-1, 2, n) * (g.random(n) < 0.5)
             for step in (-1, 1):
