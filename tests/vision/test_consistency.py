@@ -65,6 +65,12 @@ def test_a_drawn_three_is_not_a_five_and_a_drawn_five_is(style: str, flat_three:
     assert all(consistency.plausible(frame, c, "5") for c in fives)
 
 
+def _turned(img: np.ndarray, angle: float) -> np.ndarray:
+    """A 200 x 200 drawn index turned by `angle` degrees about its middle, on the same card stock."""
+    rot = cv2.getRotationMatrix2D((100.0, 100.0), angle, 1.0)
+    return cv2.warpAffine(img, rot, (200, 200), borderValue=(240, 240, 240))
+
+
 def _serif_three_or_five(rank: str, angle: float, ink: tuple[int, int, int] = (60, 60, 200)) -> np.ndarray:
     """A corner index (rank over a heart) drawn with strokes in `ink` (BGR), rotated by `angle`: "3" as on
     Bicycle cards (flat top bar with a short left serif, a diagonal down to a waist left of centre, a
@@ -80,8 +86,7 @@ def _serif_three_or_five(rank: str, angle: float, ink: tuple[int, int, int] = (6
         cv2.line(img, (84, 45), (82, 72), ink, 4)
         cv2.ellipse(img, (98, 87), (18, 17), 0, -150, 150, ink, 4)
     glyphs.draw_suit(img, "H", (98.0, 130.0), 26.0, ink)
-    rot = cv2.getRotationMatrix2D((100.0, 100.0), angle, 1.0)
-    return cv2.warpAffine(img, rot, (200, 200), borderValue=(240, 240, 240))
+    return _turned(img, angle)
 
 
 @pytest.mark.parametrize("angle", [0, 90, 200, 37])
@@ -187,8 +192,7 @@ def _six_or_eight(rank: str, angle: float) -> np.ndarray:
         cv2.ellipse(img, (100, 58), (13, 12), 0, 0, 360, ink, 4)
         cv2.ellipse(img, (100, 86), (16, 15), 0, 0, 360, ink, 4)
     glyphs.draw_suit(img, "H", (100.0, 130.0), 26.0, ink)
-    rot = cv2.getRotationMatrix2D((100.0, 100.0), angle, 1.0)
-    return cv2.warpAffine(img, rot, (200, 200), borderValue=(240, 240, 240))
+    return _turned(img, angle)
 
 
 @pytest.mark.parametrize("rank, doubt, named", [("6", ("6", "8"), ["6H"]), ("8", ("6", "8"), []),
@@ -252,8 +256,7 @@ def _ten_or_queen(rank: str, angle: float, bar_gap: int = 5) -> np.ndarray:
         cv2.ellipse(img, (100, 80), (13, 18), 0, 0, 360, ink, 4)
         cv2.line(img, (102, 88), (116, 104), ink, 4)  # the tail, across the bowl
     glyphs.draw_suit(img, "H", (100.0, 125.0), 26.0, ink)
-    rot = cv2.getRotationMatrix2D((100.0, 100.0), angle, 1.0)
-    return cv2.warpAffine(img, rot, (200, 200), borderValue=(240, 240, 240))
+    return _turned(img, angle)
 
 
 def _rank_candidates(image: np.ndarray) -> tuple[Frame, list[Candidate]]:
@@ -301,8 +304,7 @@ def _seven_over_black_pip(suit: str, angle: float) -> np.ndarray:
         cv2.fillPoly(img, [np.array([[98, 126], [105, 148], [91, 148]], np.int32)], ink)  # the stem
     else:
         glyphs.draw_suit(img, "S", (98.0, 130.0), 34.0, ink)
-    rot = cv2.getRotationMatrix2D((100.0, 100.0), angle, 1.0)
-    return cv2.warpAffine(img, rot, (200, 200), borderValue=(240, 240, 240))
+    return _turned(img, angle)
 
 
 @pytest.mark.parametrize("angle", [0.0, 30.0])
