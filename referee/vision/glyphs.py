@@ -194,6 +194,24 @@ def text_mask(text: str, font: int | str, thickness: int, w: float, h: float,
     return cv2.resize(canvas, (max(1, int(w)), max(1, int(h))), interpolation=cv2.INTER_AREA)
 
 
+def monogram_mask(thickness: int, w: float, h: float, bars: int = 2) -> np.ndarray:
+    """A Joker's corner mark: a thin-stroked "S" over a "U" with `bars` upright strokes through both (a
+    dollar-like monogram, as some decks print instead of the word JOKER), w x h px. Drawn with arcs, not a
+    font, so its counters stay open: `thickness` 1-3 sets the stroke from light to medium."""
+    canvas = np.zeros((160, 100), np.uint8)
+    t = 6 + max(0, min(3, thickness) - 1)
+    cv2.ellipse(canvas, (50, 42), (30, 26), 0, 90, 330, 255, t, cv2.LINE_AA)     # the S's upper bowl
+    cv2.ellipse(canvas, (50, 94), (30, 26), 0, -90, 150, 255, t, cv2.LINE_AA)    # and its lower bowl
+    cv2.line(canvas, (20, 70), (20, 118), 255, t, cv2.LINE_AA)                   # the U's sides and foot
+    cv2.line(canvas, (80, 70), (80, 118), 255, t, cv2.LINE_AA)
+    cv2.ellipse(canvas, (50, 118), (30, 28), 0, 0, 180, 255, t, cv2.LINE_AA)
+    xs = [50] if bars == 1 else [42, 58]
+    for x in xs:
+        cv2.line(canvas, (x, 4), (x, 156), 255, t, cv2.LINE_AA)
+    canvas = _ink_crop(canvas)
+    return cv2.resize(canvas, (max(1, int(w)), max(1, int(h))), interpolation=cv2.INTER_AREA)
+
+
 def paste_mask(img: np.ndarray, mask: np.ndarray, x: int, y: int, color: tuple[int, ...],
                *, flip: bool = False) -> None:
     """Ink `img` with `color` where `mask` is set, top-left at (x, y); rotated 180 if `flip`."""

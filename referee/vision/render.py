@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from ..cards import Card
-from .glyphs import FONTS, draw_suit, paste_mask, ten_aspect, text_mask
+from .glyphs import FONTS, draw_suit, monogram_mask, paste_mask, ten_aspect, text_mask
 
 RED = (40, 40, 205)
 BLACK = (35, 30, 30)
@@ -38,6 +38,9 @@ _PIPS: dict[str, list[tuple[float, float]]] = {
     "10": [(_COL_L, 0.22), (_COL_R, 0.22), (_COL_M, 0.32), (_COL_L, 0.41), (_COL_R, 0.41),
            (_COL_L, 0.59), (_COL_R, 0.59), (_COL_M, 0.68), (_COL_L, 0.78), (_COL_R, 0.78)],
 }
+
+
+JOKER_MARK_H = 1.3  # a monogram Joker mark's height in index rank heights
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class CardStyle:
     ten_gap: float | None = None  # set "10" from a narrow "1" this close to the "0" (glyph heights), see glyphs
     ten_bar: bool = False         # with ten_gap: the "1" of "10" a plain bar (no flag, no foot)
     flat_three: bool | int = False  # index "3": True a flat top bar, 2 that bar with a left serif, 3 the drawn wide light 3
+    joker_mark: bool = False      # a Joker's index is one monogram mark (glyphs.monogram_mask), not the word JOKER
     red: tuple[int, int, int] = RED
     black: tuple[int, int, int] = BLACK
 
@@ -100,6 +104,11 @@ def random_style(rng: random.Random) -> CardStyle:
         frame=rng.random() < 0.5, pip_h=rng.uniform(0.12, 0.17))
 
 
+def _mark_aspect(st: CardStyle) -> float:
+    """A monogram Joker mark's width over height: narrow or wide as the deck's rank glyphs (0.37-0.64)."""
+    return 0.75 * st.rank_w / st.rank_h
+
+
 def _draw_index(img: np.ndarray, card: Card, st: CardStyle, color: tuple[int, ...],
                 flip: bool, right: bool = False) -> None:
     W, H = img.shape[1], img.shape[0]
@@ -107,6 +116,12 @@ def _draw_index(img: np.ndarray, card: Card, st: CardStyle, color: tuple[int, ..
     if flip:
         cx = W - cx
     rh = st.rank_h * W
+    if card.is_joker and st.joker_mark:
+        mh = rh * JOKER_MARK_H
+        m = monogram_mask(st.thickness, mh * _mark_aspect(st), mh)
+        y = st.index_y * W
+        paste_mask(img, m, int(cx - m.shape[1] / 2), int(H - y - mh) if flip else int(y), color, flip=flip)
+        return
     if card.is_joker:
         lh = rh * 0.55
         y = st.index_y * W
@@ -346,7 +361,8 @@ def random_scene(rng: random.Random, cards: list[Card], *, size: int = 720,
 def index_layout(card: Card, st: CardStyle) -> list[tuple[tuple[float, float, float, float], tuple[float, float], float]]:
     """Where `render_card` printed each corner index, in face pixels (CARD_W x CARD_H):
     a list of (rank box x0, y0, x1, y1; suit centre; suit height). For a Joker the
-    "rank" is the J of JOKER and the "suit" the O below it."""
+    "rank" is the J of JOKER and the "suit" the O below it; for a monogram mark (`joker_mark`)
+    the box is the mark's, its centre the "suit" centre and the suit height 0."""
     W, H = CARD_W, CARD_H
     out = []
     rh = st.rank_h * W
@@ -356,6 +372,13 @@ def index_layout(card: Card, st: CardStyle) -> list[tuple[tuple[float, float, fl
             if flip:
                 cx = W - cx
             y = st.index_y * W
+            if card.is_joker and st.joker_mark:  # one mark, no suit: index candidates never match it
+                mh = rh * JOKER_MARK_H
+                box = (cx - mh * _mark_aspect(st) / 2, y, cx + mh * _mark_aspect(st) / 2, y + mh)
+                if flip:
+                    box = (box[0], H - box[3], box[2], H - box[1])
+                out.append((box, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), 0.0))
+                continue
             if card.is_joker:
                 lh = rh * 0.55
                 hw = st.rank_w * W * 0.4

@@ -85,3 +85,17 @@ def test_a_drawn_three_is_two_light_bowls_open_at_the_left() -> None:
     assert not bold[int(0.40 * h):int(0.60 * h), : w // 5].any()     # open at the left
     face = glyphs.text_mask("3", cv2.FONT_HERSHEY_SIMPLEX, 4, 85, 100)
     assert glyphs._stroke_width(bold.astype(np.uint8) * 255) < 0.6 * glyphs._stroke_width(face)  # light, the face bold
+
+
+def test_a_monogram_joker_prints_one_suitless_mark_where_the_layout_says() -> None:
+    st = dataclasses.replace(render.STYLES["classic"], joker_mark=True)
+    img = render.render_card(Card("JOKER"), st)
+    ink = (img.sum(2) < 450).astype(np.uint8)
+    layout = render.index_layout(Card("JOKER"), st)
+    assert len(layout) == 2 and all(sh == 0.0 for _, _, sh in layout)  # no suit beneath it
+    for (x0, y0, x1, y1), _, _ in layout:
+        box = ink[int(y0):int(y1), int(x0):int(x1)]
+        assert box.mean() > 0.15
+        # one connected mark fills the box: the S, the U and the bars touch
+        n, _lab, stats, _ = cv2.connectedComponentsWithStats(box, connectivity=8)
+        assert stats[1:, cv2.CC_STAT_AREA].max() > 0.9 * box.sum()
