@@ -8,8 +8,9 @@ finder the deck store names with) whose centre (its rank glyph) and whose
 suit glyph both lie inside one corner box is labelled with that box's card;
 every other candidate is "-", including a box's rank paired with a glyph
 outside the box (labelling those with the card too made the store name the
-wrong suit: held-out precision 0.30 against 0.74 on scenes-bicycle). Each
-image is one "shot" of the deck store.
+wrong suit: held-out precision 0.30 against 0.74 on scenes-bicycle). A lone
+mark (a Joker's corner monogram, offered as its own rank and suit) inside a box
+is that box's card. Each image is one "shot" of the deck store.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import cv2
 import numpy as np
 
 from referee.cards import Card
-from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, embed, relit
+from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, embed, mark_rows, relit
 
 Box = tuple[str, float, float, float, float]   # card, x1, y1, x2, y2
 
@@ -119,7 +120,7 @@ def label_image(image: np.ndarray, boxes: Sequence[Box]) -> Labelled:
         box = next((b for b in by_area if _inside(b, c.cx / scale, c.cy / scale)), None)
         ok = box is not None and _inside(box, c.suit.cx / scale, c.suit.cy / scale)
         names.append(box[0] if ok and box is not None else NOT_INDEX)
-    return embed(x), names
+    return embed(x, mark_rows(cands)), names
 
 
 def _inside(box: Box, x: float, y: float) -> bool:

@@ -182,6 +182,41 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     return out
 
 
+MARK_COUNTERS_MIN = 3  # a monogram Joker mark encloses several counters (Bicycle's: 4-6); digits, letters, pips 0-2
+MARK_MIN_EXTENT = 12  # px at working size: smaller blobs' counters are print specks and noise
+
+
+def enclosed_counters(frame: Frame, blob: Blob) -> int:
+    """How many holes of paper the blob's ink encloses (4-connected, at least 2 px)."""
+    ink = frame.labels[blob.y:blob.y + blob.h, blob.x:blob.x + blob.w] == blob.idx
+    paper = np.pad(~ink, 1, constant_values=True).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=4)
+    return sum(1 for k in range(1, n) if k != lab[0, 0] and stats[k, cv2.CC_STAT_AREA] >= 2)
+
+
+def mark_candidates(frame: Frame) -> list[Candidate]:
+    """Lone marks: glyph-size blobs enclosing `MARK_COUNTERS_MIN` or more counters, each offered as its own
+    rank and suit, upright along its long axis both ways. A Joker's corner mark has no suit glyph beside it,
+    so `pair_candidates` never offers it; a deck store learns its deck's mark from these. The stock readers
+    never see them (they were not trained on them)."""
+    out: list[Candidate] = []
+    for b in frame.blobs:
+        if max(b.w, b.h) < MARK_MIN_EXTENT or enclosed_counters(frame, b) < MARK_COUNTERS_MIN:
+            continue
+        pts = b.pts - b.pts.mean(0)
+        _, vecs = np.linalg.eigh(pts.T @ pts)
+        ux, uy = float(vecs[0, 1]), float(vecs[1, 1])  # the long axis: the larger eigenvalue's vector
+        length = float(np.ptp(pts @ vecs[:, 1]))
+        for sign in (1.0, -1.0):
+            out.append(Candidate((b,), b, sign * ux, sign * uy, max(length, 1.0), b.cx, b.cy))
+    return out
+
+
+def is_mark(cand: Candidate) -> bool:
+    """Whether the candidate is a lone mark (`mark_candidates`), not a rank over a suit."""
+    return len(cand.rank) == 1 and cand.rank[0] is cand.suit
+
+
 def _blob_mask(frame: Frame, blobs: tuple[Blob, ...]) -> tuple[np.ndarray, int, int, np.ndarray]:
     """(mask of the blobs' ink over their bounding box, x0, y0, their points)."""
     x0 = min(b.x for b in blobs)

@@ -146,7 +146,9 @@ def test_store_file_keeps_the_search_axes_and_reads_version_1(tmp_path: Path) ->
     again = DeckStore.load(path)
     assert again.basis is not None and np.allclose(again.basis, store.basis)
     assert again.vote(queries)[0] == store.vote(queries)[0]
-    # a version 1 store (no axes) still loads; its axes are fitted on first use
+    assert again.marks  # learned with lone marks (Jokers), as every store since version 3
+    # a version 1 store (no axes, no marks) still loads; its axes are fitted on first use, and it is not
+    # offered lone marks it never learned
     buf = io.BytesIO()
     np.savez_compressed(buf, version=np.int32(1), vectors=store.vectors.astype(np.float16),
                         labels=np.array(store.labels, dtype="U8"), cards=np.array(store.cards, dtype="U8"),
@@ -154,6 +156,7 @@ def test_store_file_keeps_the_search_axes_and_reads_version_1(tmp_path: Path) ->
     (tmp_path / "v1.npz").write_bytes(buf.getvalue())
     old = DeckStore.load(tmp_path / "v1.npz")
     assert old.basis is None and old.vote(queries)[0] == store.vote(queries)[0] and old.basis is not None
+    assert not old.marks
     buf = io.BytesIO()
     np.savez_compressed(buf, version=np.int32(99), vectors=store.vectors[:2], labels=np.array(["-", "-"]))
     (tmp_path / "v99.npz").write_bytes(buf.getvalue())

@@ -1,6 +1,7 @@
 """Which blobs `pair_candidates` offers the reader as an index's suit."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
@@ -9,7 +10,7 @@ import numpy as np
 
 from referee.cards import Card
 from referee.vision import render
-from referee.vision.index_detect import find_blobs, pair_candidates
+from referee.vision.index_detect import enclosed_counters, find_blobs, is_mark, mark_candidates, pair_candidates
 
 
 def test_print_specks_beside_a_rank_do_not_crowd_out_its_suit() -> None:
@@ -30,3 +31,20 @@ def test_print_specks_beside_a_rank_do_not_crowd_out_its_suit() -> None:
     assert len(below) == 1  # the club under the 7
     suits = {c.suit.idx for c in pair_candidates(frame) if c.rank == (seven,)}
     assert below[0].idx in suits
+
+
+def test_a_jokers_monogram_is_offered_alone_both_ways_up_and_digits_are_not() -> None:
+    # a Joker's corner mark has no suit glyph beside it: only mark_candidates offers it (to deck stores)
+    img = np.full((480, 480, 3), (40, 110, 40), np.uint8)
+    style = dataclasses.replace(render.STYLES["classic"], joker_mark=True)
+    for card, x in (("JOKER", 150), ("8S", 340)):
+        render.composite(img, render.Placement(Card.parse(card), (x, 240), 160, 20.0, style), rng=random.Random(2))
+    frame = find_blobs(img)
+    marks = mark_candidates(frame)
+    assert len(marks) == 4 and all(is_mark(m) and m.cx < 240 for m in marks)  # two corners, each both ways up
+    for a, b in zip(marks[::2], marks[1::2]):
+        assert a.suit is b.suit and (a.ux, a.uy) == (-b.ux, -b.uy)
+        assert abs(math.degrees(math.atan2(a.ux, a.uy)) % 180 - 160) < 10  # along the card, turned 20 degrees
+    eights = [b for b in frame.blobs if b.cx > 240 and enclosed_counters(frame, b) == 2]
+    assert len(eights) == 2  # the 8s have two counters each: glyphs, not marks
+    assert not any(is_mark(c) for c in pair_candidates(frame))
