@@ -10,7 +10,8 @@ Also printed: low percentiles of the suit blob's redness on true heart and
 diamond indices (a red suit must be printed in clearly red ink), and how many
 true 3s and 5s pass the "5 needs its left stroke" check and how many would be
 re-read as 3 if read "5" (`--ranks 3,5` deals only those), and what the counters
-of true 5s, 6s and 8s say (`--ranks 5,6,8`: a 5's bowl closed by damage has a 6's counter), how
+of true 5s, 6s and 8s say (`--ranks 5,6,8`: a 5's bowl closed by damage has a 6's counter) and how
+many true 5s and 6s also have a 6's top (`consistency.six_not_five`), how
 many true spade and club suit blobs are shaped as a spade (a point, no gaps between lobes) or a
 club (a gap each side of its top lobe), hearts and diamonds as a diamond (a point, no notch) or a
 heart (two lobes, a notch), and how many true 10s, Qs, 9s and 8s are shaped as a 10 (a ring with a
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
 from referee.vision.consistency import (MIRROR_MAX, SAME_SHAPE_MAX, fine_rank, five_is_three, has_five_stroke,
-                                        mirror_iou, same_shape_iou, six_or_eight, suit_shaped,
+                                        mirror_iou, same_shape_iou, six_not_five, six_or_eight, suit_shaped,
                                         ten_shaped)  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
@@ -57,6 +58,7 @@ def main() -> None:
     five_check: dict[str, list[bool]] = defaultdict(list)
     three_shape: dict[str, list[bool]] = defaultdict(list)
     counters_say: dict[str, list[str | None]] = defaultdict(list)
+    six_whole: dict[str, list[bool]] = defaultdict(list)  # a 6's counter and a 6's top
     ten_shape: dict[str, list[bool]] = defaultdict(list)
     suit_shape: dict[tuple[str, str], list[bool]] = defaultdict(list)  # (true suit, shape tested)
     for _ in range(args.scenes):
@@ -76,6 +78,8 @@ def main() -> None:
                 three_shape[rank].append(five_is_three(frame, cand))
             if rank in ("5", "6", "8"):
                 counters_say[rank].append(six_or_eight(frame, cand))
+                if rank != "8":
+                    six_whole[rank].append(counters_say[rank][-1] == "6" and six_not_five(frame, cand))
             if rank in ("10", "Q", "9", "8"):
                 ten_shape[rank].append(ten_shaped(frame, cand))
             mirror[rank].append(mirror_iou(p))
@@ -101,6 +105,9 @@ def main() -> None:
             print(f"true {rank}s whose counters say 6: {says.count('6') / len(says):.3f}, 8: "
                   f"{says.count('8') / len(says):.3f} of {len(says)} candidates")
 
+    if six_whole:
+        print("shaped as a 6 (a 6's counter and top, not a 5's): " + ", ".join(
+            f"true {rank}s {np.mean(v):.4f} ({sum(v)} of {len(v)})" for rank, v in sorted(six_whole.items())))
     if ten_shape:
         print("index candidates shaped as a 10 (a ring with a bar): " + ", ".join(
             f"true {rank}s {np.mean(v):.4f} ({sum(v)} of {len(v)})" for rank, v in sorted(ten_shape.items())))

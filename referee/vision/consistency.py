@@ -1,5 +1,5 @@
 """Checks a named corner index must pass before its name is reported, and the shape
-tests that settle the readers' doubts between 3 and 5, 6 and 8, 10 and the ring
+tests that settle the readers' doubts between 3 and 5, 6 and 8 (and 5), 10 and the ring
 glyphs, spade and club, heart and diamond.
 
 All limits here were measured on project-rendered indices only (TrueType and
@@ -45,6 +45,19 @@ are never used to choose them.
   measure_shape_checks --ranks 6,8 --seed 51 (all damaged): 6s 63% / 0%, 8s
   62% / 7%. calibrate_confidence seeds 778 / 779 at 0.97 with both settles:
   0.9960 / 0.9966 (one more right card on 778, nothing else moves).
+- A 6 by its top: on real Bicycle 6s that already have a 6's counter the rest
+  of the readers' doubt is "5" (p(5) 0.02-0.15). A 5 whose bowl damage closed
+  has a 6's counter too, but not a 6's top: where the top 12% of the glyph's
+  rows start inking over 15% of its width in from its left edge (a 6 curls in
+  from its middle; a 5's bar starts at its upright stroke) and under 38% of its
+  top-left corner (top 20%, left 30%) is ink, a row read "6" with a 6's counter
+  also gets the readers' p(5). Chosen on rendered 5s and 6s only
+  (measure_shape_checks --ranks 5,6 --seed 51: 1 of 468 true 5 candidates has
+  a 6's counter and top, 61% of 6s); a second seed (52, 600 scenes) has 9 of
+  674 5s passing, most of them partial glyphs. calibrate_confidence 778 / 779
+  at 0.97: 0.9954 / 0.9954 (+1 / +0 cards named, the same wrong ones). Real
+  photos, for verification only: 85% of Bicycle 6s read "6" pass; Bicycle
+  0.851 -> 0.860 (18 more 6s, none lost) at the same precision.
 - A spade by its shape: the readers doubt between spade and club on many real
   Bicycle spades (p(S) 0.6-0.95, p(C) most of the rest; the 14 px suit patch
   is what they doubt). A suit blob drawn at 40 px whose ink 10% below its top
@@ -142,6 +155,8 @@ SAME_SHAPE_MAX = {"A": 0.68, "2": 0.69, "3": 0.73, "4": 0.76, "5": 0.76, "6": 0.
 INK = 100
 RED_SUIT_MIN = 50  # suit-blob red minus green a heart or diamond needs (rendered: 0.5th percentile 51)
 THREE_RETURN_MIN = 2 / 3  # a 3 has ink in the right 45% of more than 2/3 of its rows 20-35% down (see "A 5 that is a 3")
+SIX_TOP_INDENT_MIN = 0.15  # a 6's ink in its top 12% of rows starts over 15% of its width in from its left edge
+SIX_CORNER_INK_MAX = 0.38  # and under 38% of its top-left corner (top 20%, left 30%) is ink
 SPADE_TIP_MAX = 0.35  # a spade's ink 10% below its top spans under 35% of its width: a point, not a club's lobe
 CLUB_DENT_MAX = 0.04  # and no dent in its upper 60% is 4% of its height deep: no gaps between lobes
 CLUB_GAPS_MIN = 0.10  # a club has a gap over 10% of its height deep between its top lobe and each side lobe
@@ -173,6 +188,27 @@ def band_rows(p: np.ndarray, top: float, bottom: float, left: float, right: floa
     xa = x0 + int(round(left * w))
     reg = p[y0 + int(round(top * h)):y0 + int(round(bottom * h)), xa:max(xa + 1, x0 + int(round(right * w)))] > INK
     return float(reg.any(1).mean()) if reg.size else 0.0
+
+
+def top_indent(p: np.ndarray, rows: float = 0.12) -> float:
+    """How far right of the glyph's left edge its ink starts in its top `rows` (a fraction of its width): a 6's
+    top curls in from its middle, a 5's bar starts at its upright stroke."""
+    ys, xs = np.nonzero(p > INK)
+    if len(xs) == 0:
+        return 0.0
+    x0, y0, w, h = xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    cols = np.flatnonzero((p[y0:y0 + max(1, int(round(rows * h))), x0:x0 + w] > INK).any(0))
+    return float(cols[0]) / float(w) if len(cols) else 1.0
+
+
+def top_left_ink(p: np.ndarray, rows: float = 0.2, cols: float = 0.3) -> float:
+    """Share of the glyph's top-left corner (its top `rows`, left `cols`) that is ink: a 5's corner, where its
+    bar meets its upright stroke, is solid; a 6's is mostly the paper outside its curve."""
+    ys, xs = np.nonzero(p > INK)
+    if len(xs) == 0:
+        return 1.0
+    x0, y0, w, h = xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    return float((p[y0:y0 + int(round(rows * h)), x0:x0 + int(round(cols * w))] > INK).mean())
 
 
 def left_stroke(p: np.ndarray, band: float = 0.25, top: float = 0.15, bottom: float = 0.45) -> float:
@@ -294,6 +330,13 @@ def six_or_eight(frame: Frame, cand: Candidate) -> str | None:
     if len(counters) == 2 and counters[0] < 0.5 < counters[1]:
         return "8"
     return None
+
+
+def six_not_five(frame: Frame, cand: Candidate) -> bool:
+    """Whether a glyph's top is a 6's, not a 5's: its top row of ink starts well in from its left edge and its
+    top-left corner is mostly paper (a 5 whose bowl damage closed has a 6's counter, never a 6's top)."""
+    fine = fine_rank(frame, cand)
+    return top_indent(fine) > SIX_TOP_INDENT_MIN and top_left_ink(fine) < SIX_CORNER_INK_MAX
 
 
 def suit_shaped(frame: Frame, cand: Candidate, suit: str) -> bool:

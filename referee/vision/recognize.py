@@ -12,7 +12,7 @@ import numpy as np
 
 from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
-from .consistency import five_is_three, plausible, six_or_eight, suit_shaped, ten_shaped
+from .consistency import five_is_three, plausible, six_not_five, six_or_eight, suit_shaped, ten_shaped
 from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
 
 CNN_MIN_CONFIDENCE = 0.97  # the CNN alternative's cut from the earlier validation set (0.9980 there). On today's set (800, seed 778, with set tens) it is 1.0 at 0.97 and the rule would allow 0.93 (0.9967); not re-chosen, the CNN is not the default
@@ -55,10 +55,10 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
                      s: np.ndarray, min_conf: float | None) -> tuple[np.ndarray, np.ndarray]:
     """Each row's rank and suit probability, where the glyph's shape settles the readers' doubts (may set `r`).
 
-    A "5" shaped like a 3 is a 3; a "6" or "8" whose counters are a 6's or an 8's is that rank; a "10" whose
-    ring has a bar beside it is not a Q, 9 or 8; a spade with a point and no dents between lobes is not a club,
-    nor a club with a gap each side of its top lobe a spade; a diamond (a point, no notch) or a heart (two lobes
-    and a notch) is not the other red suit. The readers' probability of the read rank or suit and its doubts
+    A "5" shaped like a 3 is a 3; a "6" or "8" whose counters are a 6's or an 8's is that rank (and a 6 with a
+    6's top, not a 5's, is not a 5); a "10" whose ring has a bar beside it is not a Q, 9 or 8; a spade with a
+    point and no dents between lobes is not a club, nor a club with a gap each side of its top lobe a spade; a
+    diamond (a point, no notch) or a heart (two lobes and a notch) is not the other red suit. The readers' probability of the read rank or suit and its doubts
     becomes that part's probability; the shape never renames a 6 or 8, a 10 or a suit. Rows that could not
     reach `min_conf` even so are not looked at (when None, all are)."""
     rows = np.arange(len(r))
@@ -67,14 +67,16 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     for read, doubt in ((FIVE, THREE), (SIX, EIGHT), (EIGHT, SIX)):
         either = pr[:, read] + pr[:, doubt]
         could = r == read
-        if min_conf is not None:
-            could &= either * either_suit >= min_conf
+        if min_conf is not None:  # a 6 may also gain its 5 doubt
+            could &= (either + (pr[:, FIVE] if read == SIX else 0.0)) * either_suit >= min_conf
         for i in np.nonzero(could)[0]:
             if read == FIVE:
                 if five_is_three(frame, cands[i]):
                     r[i], rank_p[i] = THREE, either[i]
             elif six_or_eight(frame, cands[i]) == RANK_CLASSES[read]:
                 rank_p[i] = either[i]
+                if read == SIX and six_not_five(frame, cands[i]):
+                    rank_p[i] += pr[i, FIVE]
     ten_or_ring = pr[:, TEN_DOUBTS].sum(1)
     could = r == TEN
     if min_conf is not None:
