@@ -130,7 +130,7 @@ class DeckStore:
     min_conf: float = 0.5
     mean: np.ndarray | None = None   # search axes (`principal_axes`); fitted on first use when absent
     basis: np.ndarray | None = None
-    marks: bool = True               # learned lone marks (`index_detect.mark_candidates`): stores before version 3 did not
+    marks: bool = True               # learned lone marks (index_detect.mark_candidates); not before version 3
     _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- learning ---------------------------------------------------------------------
