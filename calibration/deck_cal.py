@@ -11,7 +11,7 @@ shots for the before/after comparison.
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -134,22 +134,3 @@ def calibrate(learn: Sequence[Shot], check: Sequence[Shot], deck: Sequence[str],
     learned = sorted({s.card for s in learn})
     report = DeckReport(list(deck), learned, results, accuracy(results), base, len(learn), len(check))
     return store, report
-
-
-def leave_one_out(shots: Sequence[Shot]) -> dict[str, CardResult]:
-    """Self-check without held-out shots: name each shot with a store learned from the others."""
-    by_card: dict[str, list[Shot]] = defaultdict(list)
-    for s in shots:
-        by_card[s.card].append(s)
-    results: dict[str, CardResult] = {}
-    for shot in shots:
-        store = DeckStore.fit([s for s in shots if s is not shot])
-        part = score(store, [shot])
-        r = results.setdefault(shot.card, CardResult(shot.card))
-        got = part[shot.card]
-        r.shots += got.shots
-        r.correct += got.correct
-        r.min_confidence = min(r.min_confidence, got.min_confidence)
-        r.named_as.update(got.named_as)
-        r.also_named.update(got.also_named)
-    return results
