@@ -77,9 +77,10 @@ def main() -> None:
                 five_check[rank].append(has_five_stroke(fine_rank(frame, cand)))
                 three_shape[rank].append(five_is_three(frame, cand))
             if rank in ("5", "6", "8"):
-                counters_say[rank].append(six_or_eight(frame, cand))
+                fine = fine_rank(frame, cand)
+                counters_say[rank].append(six_or_eight(fine))
                 if rank != "8":
-                    six_whole[rank].append(counters_say[rank][-1] == "6" and six_not_five(frame, cand))
+                    six_whole[rank].append(counters_say[rank][-1] == "6" and six_not_five(fine))
             if rank in ("10", "Q", "9", "8"):
                 ten_shape[rank].append(ten_shaped(frame, cand))
             mirror[rank].append(mirror_iou(p))

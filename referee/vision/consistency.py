@@ -137,7 +137,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .index_detect import RANK_PATCH, Blob, Candidate, Frame, _extent, _patch
+from .index_detect import RANK_PATCH, Blob, Candidate, Frame, _extent, _patch, enclosed_paper
 
 # Both limit tables: measured when set (before the drawn 3s and bar tens joined the renderer). On today's
 # renderer they refuse some rendered true indices: tools/measure_shape_checks.py, seeds 31 / 32 (500 each):
@@ -178,13 +178,20 @@ def mirror_iou(p: np.ndarray) -> float:
     return float((a & b).sum()) / max(1, int((a | b).sum()))
 
 
-def band_rows(p: np.ndarray, top: float, bottom: float, left: float, right: float) -> float:
-    """Fraction of glyph rows between `top` and `bottom` of its height with ink between `left` and `right` of its width."""
+def _ink_box(p: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(left, top, width, height) of the patch's ink, or None for a blank patch."""
     ys, xs = np.nonzero(p > INK)
     if len(xs) == 0:
+        return None
+    return int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
+
+
+def band_rows(p: np.ndarray, top: float, bottom: float, left: float, right: float) -> float:
+    """Fraction of glyph rows between `top` and `bottom` of its height with ink between `left` and `right` of its width."""
+    box = _ink_box(p)
+    if box is None:
         return 0.0
-    x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
-    w, h = x1 - x0, y1 - y0
+    x0, y0, w, h = box
     xa = x0 + int(round(left * w))
     reg = p[y0 + int(round(top * h)):y0 + int(round(bottom * h)), xa:max(xa + 1, x0 + int(round(right * w)))] > INK
     return float(reg.any(1).mean()) if reg.size else 0.0
@@ -193,10 +200,10 @@ def band_rows(p: np.ndarray, top: float, bottom: float, left: float, right: floa
 def top_indent(p: np.ndarray, rows: float = 0.12) -> float:
     """How far right of the glyph's left edge its ink starts in its top `rows` (a fraction of its width): a 6's
     top curls in from its middle, a 5's bar starts at its upright stroke."""
-    ys, xs = np.nonzero(p > INK)
-    if len(xs) == 0:
+    box = _ink_box(p)
+    if box is None:
         return 0.0
-    x0, y0, w, h = xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    x0, y0, w, h = box
     cols = np.flatnonzero((p[y0:y0 + max(1, int(round(rows * h))), x0:x0 + w] > INK).any(0))
     return float(cols[0]) / float(w) if len(cols) else 1.0
 
@@ -204,10 +211,10 @@ def top_indent(p: np.ndarray, rows: float = 0.12) -> float:
 def top_left_ink(p: np.ndarray, rows: float = 0.2, cols: float = 0.3) -> float:
     """Share of the glyph's top-left corner (its top `rows`, left `cols`) that is ink: a 5's corner, where its
     bar meets its upright stroke, is solid; a 6's is mostly the paper outside its curve."""
-    ys, xs = np.nonzero(p > INK)
-    if len(xs) == 0:
+    box = _ink_box(p)
+    if box is None:
         return 1.0
-    x0, y0, w, h = xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    x0, y0, w, h = box
     return float((p[y0:y0 + int(round(rows * h)), x0:x0 + int(round(cols * w))] > INK).mean())
 
 
@@ -229,25 +236,21 @@ def right_return(p: np.ndarray) -> float:
 
 def counter_heights(p: np.ndarray, min_area: int = 4) -> list[float]:
     """Centre heights (0 top, 1 bottom of the glyph) of the glyph's enclosed counters of at least `min_area` px."""
-    ink = (p > INK).astype(np.uint8)
-    ys = np.flatnonzero(ink.any(1))
-    if len(ys) == 0:
+    box = _ink_box(p)
+    if box is None:
         return []
-    y0, h = ys[0], ys[-1] - ys[0] + 1
-    paper = np.pad(1 - ink, 1, constant_values=1)  # the border joins all outside paper into one region
-    n, labels, stats, centres = cv2.connectedComponentsWithStats(paper, connectivity=4)
-    outside = labels[0, 0]
-    return sorted(float((centres[k][1] - 1 - y0) / h) for k in range(1, n)
-                  if k != outside and stats[k, cv2.CC_STAT_AREA] >= min_area)
+    _, y0, _, h = box
+    return sorted((c - y0) / h for c in enclosed_paper(p > INK, min_area))
 
 
 def width_near_top(p: np.ndarray, depth: float = 0.10) -> float:
     """Width of the ink row `depth` of the glyph's height below its top, as a fraction of the glyph's width."""
-    ys, xs = np.nonzero(p > INK)
-    if len(xs) == 0:
+    box = _ink_box(p)
+    if box is None:
         return 1.0
-    row = np.flatnonzero(p[ys.min() + int(round(depth * (ys.max() - ys.min() + 1)))] > INK)
-    return float(row[-1] - row[0] + 1) / float(xs.max() - xs.min() + 1) if len(row) else 0.0
+    _, y0, w, h = box
+    row = np.flatnonzero(p[y0 + int(round(depth * h))] > INK)
+    return float(row[-1] - row[0] + 1) / float(w) if len(row) else 0.0
 
 
 def _upper_dents(p: np.ndarray, upper: float) -> list[tuple[float, float]]:
@@ -322,9 +325,10 @@ def five_is_three(frame: Frame, cand: Candidate) -> bool:
     return not has_five_stroke(fine) and right_return(fine) > THREE_RETURN_MIN
 
 
-def six_or_eight(frame: Frame, cand: Candidate) -> str | None:
-    """"6" for a glyph with one counter, in its lower half; "8" for two, one in each half; else None."""
-    counters = counter_heights(fine_rank(frame, cand))
+def six_or_eight(fine: np.ndarray) -> str | None:
+    """"6" for a glyph (drawn by `fine_rank`) with one counter, in its lower half; "8" for two, one in each
+    half; else None."""
+    counters = counter_heights(fine)
     if len(counters) == 1 and counters[0] > 0.5:
         return "6"
     if len(counters) == 2 and counters[0] < 0.5 < counters[1]:
@@ -332,10 +336,10 @@ def six_or_eight(frame: Frame, cand: Candidate) -> str | None:
     return None
 
 
-def six_not_five(frame: Frame, cand: Candidate) -> bool:
-    """Whether a glyph's top is a 6's, not a 5's: its top row of ink starts well in from its left edge and its
-    top-left corner is mostly paper (a 5 whose bowl damage closed has a 6's counter, never a 6's top)."""
-    fine = fine_rank(frame, cand)
+def six_not_five(fine: np.ndarray) -> bool:
+    """Whether a glyph's (drawn by `fine_rank`) top is a 6's, not a 5's: its top row of ink starts well in from
+    its left edge and its top-left corner is mostly paper (a 5 whose bowl damage closed has a 6's counter,
+    never a 6's top)."""
     return top_indent(fine) > SIX_TOP_INDENT_MIN and top_left_ink(fine) < SIX_CORNER_INK_MAX
 
 

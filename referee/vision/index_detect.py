@@ -186,12 +186,19 @@ MARK_COUNTERS_MIN = 3  # a monogram Joker mark encloses several counters (Bicycl
 MARK_MIN_EXTENT = 12  # px at working size: smaller blobs' counters are print specks and noise
 
 
+def enclosed_paper(ink: np.ndarray, min_area: int = 2) -> list[float]:
+    """Centre rows (in `ink`'s pixels) of the regions of paper a boolean ink mask encloses, 4-connected and at
+    least `min_area` px: a glyph's counters."""
+    paper = np.pad(~ink, 1, constant_values=True).astype(np.uint8)  # the border joins all outside paper
+    n, labels, stats, centres = cv2.connectedComponentsWithStats(paper, connectivity=4)
+    outside = labels[0, 0]
+    return [float(centres[k][1] - 1) for k in range(1, n)
+            if k != outside and stats[k, cv2.CC_STAT_AREA] >= min_area]
+
+
 def enclosed_counters(frame: Frame, blob: Blob) -> int:
-    """How many holes of paper the blob's ink encloses (4-connected, at least 2 px)."""
-    ink = frame.labels[blob.y:blob.y + blob.h, blob.x:blob.x + blob.w] == blob.idx
-    paper = np.pad(~ink, 1, constant_values=True).astype(np.uint8)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(paper, connectivity=4)
-    return sum(1 for k in range(1, n) if k != lab[0, 0] and stats[k, cv2.CC_STAT_AREA] >= 2)
+    """How many counters (enclosed paper, at least 2 px) the blob's ink has."""
+    return len(enclosed_paper(frame.labels[blob.y:blob.y + blob.h, blob.x:blob.x + blob.w] == blob.idx))
 
 
 def mark_candidates(frame: Frame) -> list[Candidate]:

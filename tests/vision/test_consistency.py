@@ -178,7 +178,7 @@ def test_counters_are_found_with_their_heights() -> None:
 def test_drawn_sixes_and_eights_have_their_own_counters(style: str) -> None:
     for rank in ("6", "8"):
         frame, index = _index(Card.parse(rank + "C"), render.STYLES[style])
-        assert [consistency.six_or_eight(frame, c) for c in index] == [rank] * len(index)
+        assert [consistency.six_or_eight(consistency.fine_rank(frame, c)) for c in index] == [rank] * len(index)
 
 
 def _six_or_eight(rank: str, angle: float) -> np.ndarray:
@@ -319,8 +319,8 @@ def test_six_top_measures_on_drawn_glyphs() -> None:
         for rank, want in (("6", True), ("5", False)):
             frame = find_blobs(_six_or_closed_five(rank, angle))
             index = [c for c in pair_candidates(frame) if c.suit.cy > c.cy + 10]
-            assert index and all(consistency.six_or_eight(frame, c) == "6" for c in index)  # one low counter
-            assert all(consistency.six_not_five(frame, c) == want for c in index), (rank, angle)
+            assert index and all(consistency.six_or_eight(consistency.fine_rank(frame, c)) == "6" for c in index)  # one low counter
+            assert all(consistency.six_not_five(consistency.fine_rank(frame, c)) == want for c in index), (rank, angle)
 
 
 def _seven_over_black_pip(suit: str, angle: float) -> np.ndarray:
