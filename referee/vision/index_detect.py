@@ -89,14 +89,15 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     sel = ink > 0
     on = labels[sel]
     B, G, R = cv2.split(bgr)
-    b, g, r = (c[sel].astype(np.float32) for c in (B, G, R))
-    cnt = np.maximum(np.bincount(on, minlength=n), 1)
-    mean_rg = np.bincount(on, r - g, n) / cnt
-    mean_bg = np.bincount(on, b - g, n) / cnt
-    mean_spread = np.bincount(on, np.maximum(np.maximum(b, g), r) - np.minimum(np.minimum(b, g), r), n) / cnt
     v = cv2.max(cv2.max(B, G), R)
-    lo = cv2.min(cv2.min(B, G), R)
-    paper = ((v > 100) & (cv2.subtract(v, lo) < 0.35 * v)).astype(np.uint8)
+    spread = cv2.subtract(v, cv2.min(cv2.min(B, G), R))
+    # per-blob mean colours from per-channel sums (integers, exact in float64)
+    cnt = np.maximum(np.bincount(on, minlength=n), 1)
+    sum_b, sum_g, sum_r = (np.bincount(on, c[sel], n) for c in (B, G, R))
+    mean_rg = (sum_r - sum_g) / cnt
+    mean_bg = (sum_b - sum_g) / cnt
+    mean_spread = np.bincount(on, spread[sel], n) / cnt
+    paper = ((v > 100) & (spread < 0.35 * v)).astype(np.uint8)
     integ = cv2.integral(paper)
     H, W = ink.shape
     x, y, w, h, area = (stats[:, k] for k in range(5))
@@ -129,6 +130,21 @@ def _extent(pts: np.ndarray, ox: float, oy: float, ux: float, uy: float) -> tupl
     return float(a.min()), float(a.max()) + 1, float(b.min()), float(b.max()) + 1
 
 
+def _extents(pts: list[np.ndarray], ox: np.ndarray, oy: np.ndarray, ux: np.ndarray, uy: np.ndarray
+             ) -> np.ndarray:
+    """`_extent` of many point sets at once, bit for bit (the same float32 arithmetic, one pass over all
+    points): an (n, 4) array of a0, a1, b0, b1. `features` needs two per candidate."""
+    counts = np.array([len(q) for q in pts])
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    allp = np.concatenate(pts)
+    ex, ey, eux, euy = (np.repeat(np.asarray(v, np.float32), counts) for v in (ox, oy, ux, uy))
+    dx, dy = allp[:, 0] - ex, allp[:, 1] - ey
+    a = dx * euy - dy * eux
+    b = dx * eux + dy * euy
+    return np.stack([np.minimum.reduceat(a, starts), np.maximum.reduceat(a, starts) + np.float64(1),
+                     np.minimum.reduceat(b, starts), np.maximum.reduceat(b, starts) + np.float64(1)], 1)
+
+
 def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     """Every plausible (rank, suit) pairing; a "10" is its two digits merged.
 
@@ -146,6 +162,7 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     d = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(-1))
     out: list[Candidate] = []
     seen: set[tuple[tuple[int, ...], int]] = set()
+    centre: dict[tuple[int, ...], tuple[float, float]] = {}  # a glyph group's ink centre, shared by its pairings
     for i, a in enumerate(blobs):
         near = np.nonzero((d[i] > 0.45 * ext[i]) & (d[i] < 2.0 * ext[i]) & (red == red[i])
                           & (s < 1.6 * s[i]) & (s > 0.3 * s[i]) & (ext < 1.5 * ext[i]))[0]
@@ -153,18 +170,20 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
         # pieces beside a rank must not take the places of the suit below it
         order = near[np.argsort(d[i, near])]
         order = np.concatenate([order[s[order] >= 0.5 * s[i]], order[s[order] < 0.5 * s[i]]])
+        beside = [k for k in np.nonzero((d[i] < 1.3 * ext[i]) & (red == red[i]))[0] if k != i
+                  and 0.6 < ext[k] / ext[i] < 1.6]
         for j in order[:max_partners]:
             bsuit = blobs[j]
             ux, uy = (c[j] - c[i]) / d[i, j]
             group = [a]
             # merge side-by-side digits ("10"): same colour, same line, similar size
-            for k in np.nonzero((d[i] < 1.3 * ext[i]) & (red == red[i]))[0]:
-                if k == i or k == j:
+            for k in beside:
+                if k == j:
                     continue
                 dx, dy = c[k] - c[i]
                 across = dx * uy - dy * ux
                 along = dx * ux + dy * uy
-                if abs(along) < 0.3 * ext[i] and 0.25 * ext[i] < abs(across) and 0.6 < ext[k] / ext[i] < 1.6:
+                if abs(along) < 0.3 * ext[i] and 0.25 * ext[i] < abs(across):
                     group.append(blobs[k])
             groups = [group, [a]] if len(group) > 1 else [group]
             for grp in groups:
@@ -172,8 +191,11 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
                 if key in seen:
                     continue
                 seen.add(key)
-                pts = np.concatenate([g.pts for g in grp]) if len(grp) > 1 else a.pts
-                rx, ry = pts[:, 0].mean(), pts[:, 1].mean()
+                members = tuple(g.idx for g in grp)   # in order: the mean is summed in this order
+                if members not in centre:
+                    pts = np.concatenate([g.pts for g in grp]) if len(grp) > 1 else a.pts
+                    centre[members] = (pts[:, 0].mean(), pts[:, 1].mean())
+                rx, ry = centre[members]
                 dd = math.hypot(bsuit.cx - rx, bsuit.cy - ry)
                 if dd < 1e-3:
                     continue
@@ -241,18 +263,26 @@ def _blob_mask(frame: Frame, blobs: tuple[Blob, ...]) -> tuple[np.ndarray, int, 
     return mask, x0, y0, pts
 
 
-def _patch(frame: Frame, blobs: tuple[Blob, ...], ux: float, uy: float, size: int,
-           cache: dict | None = None) -> tuple[np.ndarray, float, float]:
+def _patch(frame: Frame, blobs: tuple[Blob, ...], ux: float, uy: float, size: int
+           ) -> tuple[np.ndarray, float, float]:
     """The blobs' ink drawn upright in a size x size patch (aspect kept); returns (patch, w, h)."""
-    key = tuple(b.idx for b in blobs)
-    if cache is not None and key in cache:
-        mask, x0, y0, pts = cache[key]
-    else:
-        mask, x0, y0, pts = _blob_mask(frame, blobs)
-        if cache is not None:
-            cache[key] = (mask, x0, y0, pts)
+    mask, x0, y0, pts = _blob_mask(frame, blobs)
     ox, oy = float(blobs[0].cx), float(blobs[0].cy)
-    a0, a1, b0, b1 = _extent(pts, ox, oy, ux, uy)
+    return _warp_upright(mask, x0, y0, ox, oy, ux, uy, _extent(pts, ox, oy, ux, uy), size)
+
+
+def _cached_mask(frame: Frame, blobs: tuple[Blob, ...], cache: dict) -> tuple[np.ndarray, int, int, np.ndarray]:
+    """`_blob_mask`, kept in `cache` by blob numbers: a glyph is in many pairings."""
+    key = tuple(b.idx for b in blobs)
+    if key not in cache:
+        cache[key] = _blob_mask(frame, blobs)
+    return cache[key]
+
+
+def _warp_upright(mask: np.ndarray, x0: int, y0: int, ox: float, oy: float, ux: float, uy: float,
+                  extent: tuple[float, float, float, float], size: int) -> tuple[np.ndarray, float, float]:
+    """`_patch` once the points' extent in the glyph's frame is known."""
+    a0, a1, b0, b1 = extent
     w, h = a1 - a0, b1 - b0
     k = max(w, h) / (size - 2)
     ca, cb = (a0 + a1) / 2, (b0 + b1) / 2
@@ -361,9 +391,20 @@ def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
     suits = np.zeros((n, SUIT_PATCH, SUIT_PATCH), np.uint8)
     cache: dict = {}
     at_suit, at_ctx, at_geom = RANK_PATCH ** 2, RANK_PATCH ** 2 + SUIT_PATCH ** 2, N_FEATURES - N_GEOM
+    if n == 0:
+        return X
+    glyphs = [g for cd in cands for g in (cd.rank, (cd.suit,))]       # rank, suit, rank, suit, ...
+    masks = [_cached_mask(frame, g, cache) for g in glyphs]
+    ox, oy = [float(g[0].cx) for g in glyphs], [float(g[0].cy) for g in glyphs]
+    ux, uy = [cd.ux for cd in cands for _ in (0, 1)], [cd.uy for cd in cands for _ in (0, 1)]
+    extents = _extents([m[3] for m in masks], np.array(ox), np.array(oy), np.array(ux, np.float32),
+                       np.array(uy, np.float32)).tolist()
     for k, cd in enumerate(cands):
-        ranks[k], rw, rh = _patch(frame, cd.rank, cd.ux, cd.uy, RANK_PATCH, cache)
-        suits[k], sw, sh = _patch(frame, (cd.suit,), cd.ux, cd.uy, SUIT_PATCH, cache)
+        (rm, rx0, ry0, _), (sm, sx0, sy0, _) = masks[2 * k], masks[2 * k + 1]
+        ranks[k], rw, rh = _warp_upright(rm, rx0, ry0, ox[2 * k], oy[2 * k], cd.ux, cd.uy, extents[2 * k],
+                                         RANK_PATCH)
+        suits[k], sw, sh = _warp_upright(sm, sx0, sy0, ox[2 * k + 1], oy[2 * k + 1], cd.ux, cd.uy,
+                                         extents[2 * k + 1], SUIT_PATCH)
         X[k, at_ctx:at_geom] = _context(frame, cd).ravel() / 255.0
         L = cd.scale
         red = sum(b.red for b in cd.rank) / len(cd.rank)

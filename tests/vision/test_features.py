@@ -1,10 +1,15 @@
 """The feature rows the index readers see (`index_detect.features`)."""
 from __future__ import annotations
 
+import random
+
 import cv2
 import numpy as np
 
-from referee.vision.index_detect import N_FEATURES, blur3, features, find_blobs
+from referee.cards import Card
+from referee.vision import render
+from referee.vision.index_detect import (N_FEATURES, N_GEOM, RANK_PATCH, SUIT_PATCH, _extent, _extents, _patch, blur3,
+                                        features, find_blobs, mark_candidates, pair_candidates, prepare)
 
 
 def test_the_batch_blur_is_opencvs_gaussian_blur_bit_for_bit() -> None:
@@ -22,3 +27,31 @@ def test_the_batch_blur_is_opencvs_gaussian_blur_bit_for_bit() -> None:
 def test_an_image_without_candidates_has_no_feature_rows() -> None:
     frame = find_blobs(np.full((120, 120, 3), 235, np.uint8))
     assert features(frame, []).shape == (0, N_FEATURES)
+
+
+def test_the_batch_extents_are_each_point_sets_extent_bit_for_bit() -> None:
+    # features() measures every glyph's extent in one pass; the patches must match the one-at-a-time path
+    rng = np.random.default_rng(3)
+    sets = [rng.integers(0, 384, (int(rng.integers(1, 400)), 2)).astype(np.float32) for _ in range(50)]
+    ox, oy = rng.random(50) * 384, rng.random(50) * 384
+    angles = rng.random(50) * 2 * np.pi
+    ux, uy = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    batch = _extents(sets, ox, oy, ux, uy)
+    for k, pts in enumerate(sets):
+        assert tuple(batch[k]) == _extent(pts, float(ox[k]), float(oy[k]), ux[k], uy[k])
+
+
+def test_feature_rows_match_patches_drawn_one_candidate_at_a_time() -> None:
+    img = render.random_scene(random.Random(5), [Card.parse(c) for c in ("10H", "7C", "QS", "2D")])[0]
+    frame = find_blobs(prepare(img)[0])
+    cands = pair_candidates(frame) + mark_candidates(frame)
+    assert len(cands) > 10
+    X = features(frame, cands)
+    for k, cd in enumerate(cands):
+        rank, rw, rh = _patch(frame, cd.rank, cd.ux, cd.uy, RANK_PATCH)
+        suit, sw, sh = _patch(frame, (cd.suit,), cd.ux, cd.uy, SUIT_PATCH)
+        assert np.array_equal(X[k, :RANK_PATCH ** 2], blur3(rank[None])[0].ravel() / np.float32(255.0))
+        assert np.array_equal(X[k, RANK_PATCH ** 2:RANK_PATCH ** 2 + SUIT_PATCH ** 2],
+                              blur3(suit[None])[0].ravel() / np.float32(255.0))
+        assert np.allclose(X[k, N_FEATURES - N_GEOM:N_FEATURES - N_GEOM + 4],
+                           np.array([rw, rh, sw, sh]) / cd.scale)
