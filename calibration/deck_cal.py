@@ -2,12 +2,13 @@
 
 The profile is marked usable only when every card of the deck was learned AND
 named correctly (as the top card, confidently) on every held-out shot of it, and
-no held-out shot also named another card. The store's confidence cut is chosen on
-the held-out shots (`choose_cut`): at the table every card named is a card on the
-pile, and a store left at its default 0.5 named a second, wrong card (court art,
-pips) on 22 of 144 held-out Piatnik shots; at the chosen 0.97, none. Held-out
-shots are never learned from; the stock recognizer is scored on the same held-out
-shots for the before/after comparison.
+no held-out shot also named another card. The store's cut-offs are chosen on the
+held-out shots (`choose_cut`: its own, and the stock reader's, whose sure readings
+come first): at the table every card named is a card on the pile, and a store left
+at its default 0.5 named a second, wrong card (court art, pips) on 22 of 144
+held-out Piatnik shots; at the chosen cut, none. Held-out shots are never learned
+from; the stock recognizer is scored on the same held-out shots for the
+before/after comparison.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Callable, Sequence
 from referee.vision.recognize import Detection, recognize
 
 from .deck_store import DeckStore, Shot, upright
-from .labelled_scenes import CUTS, TARGET_PRECISION
+from .cut_choice import CutCheck, StoreLook, choose_cuts
 
 Recognizer = Callable[..., list[Detection]]
 
@@ -82,17 +83,10 @@ class DeckReport:
         return out
 
 
-def choose_cut(store: DeckStore, check: Sequence[Shot]) -> float:
-    """The lowest cut in `CUTS` at which TARGET_PRECISION of the names the store gives the held-out shots are
-    right, counting every name (a shot shows one card; any other card named is wrong); else the highest cut."""
-    named = [(shot.card, [(str(d.card), d.confidence) for d in
-                          store(upright(shot.image), min_conf=0.0, include_unsure=True)]) for shot in check]
-    for cut in CUTS:
-        right = sum(name == card and conf >= cut for card, found in named for name, conf in found)
-        told = sum(conf >= cut for _, found in named for _, conf in found)
-        if told and right / told >= TARGET_PRECISION:
-            return cut
-    return CUTS[-1]
+def choose_cut(store: DeckStore, check: Sequence[Shot]) -> CutCheck:
+    """The store's cut-offs (`cut_choice.choose_cuts`: its own and the stock reader's) chosen on the held-out
+    shots, counting every name (a shot shows one card; any other card named is wrong)."""
+    return choose_cuts(StoreLook.of(store, upright(shot.image), Counter({shot.card: 1})) for shot in check)
 
 
 def score(recognizer: Recognizer, shots: Sequence[Shot], **kw: object) -> dict[str, CardResult]:
@@ -128,7 +122,8 @@ def calibrate(learn: Sequence[Shot], check: Sequence[Shot], deck: Sequence[str],
     if progress:
         progress(f"checking {len(check)} held-out shots...")
     if check:
-        store.min_conf = choose_cut(store, check)
+        chosen = choose_cut(store, check)
+        store.min_conf, store.stock_cut = chosen.cut, chosen.stock_cut
     results = score(store, check)
     base = accuracy(score(recognize, check)) if baseline and check else None
     learned = sorted({s.card for s in learn})

@@ -26,6 +26,8 @@ import numpy as np
 from referee.cards import Card
 from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, embed, mark_rows, relit
 
+from .cut_choice import CUTS, TARGET_PRECISION, CutCheck, StoreLook, choose_cuts
+
 Box = tuple[str, float, float, float, float]   # card, x1, y1, x2, y2
 
 
@@ -134,20 +136,6 @@ def labelled_images(scenes: Sequence[Scene], *, augment: bool = False) -> Iterat
         yield [label_image(v, scene.boxes) for v in (relit(img) if augment else [img])]
 
 
-CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
-TARGET_PRECISION = 0.99   # a wrong name is a wrong ruling
-
-
-@dataclass(frozen=True)
-class CutCheck:
-    """The cut-off chosen on a split of the learning scenes, and how it named the checked half there."""
-
-    cut: float
-    recall: float
-    precision: float
-    images: int          # images checked (the odd name positions)
-
-
 def fit_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: bool = True) -> DeckStore:
     """A deck store learned from labelled scenes (each image one shot).
 
@@ -168,28 +156,13 @@ def learn_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: 
     check = None
     if choose_cut and len(scenes) >= 4:
         check = choose_min_conf(scenes, augment=augment)
-        store.min_conf = check.cut
+        store.min_conf, store.stock_cut = check.cut, check.stock_cut
     return store, check
 
 
 def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False) -> CutCheck:
-    """The lowest cut-off in `CUTS` reaching `TARGET_PRECISION` when half of `scenes` (even name
-    positions) names the other half; when none does, the most precise one. Never sees held-out images."""
+    """The store's cut-offs (`cut_choice.choose_cuts`: its own and the stock reader's) chosen where half of
+    `scenes` (even name positions) names the other half. Never sees held-out images."""
     inner_learn, inner_check = split_by_name(scenes)
     store = DeckStore.fit_labelled(labelled_images(inner_learn, augment=augment))
-    named: list[tuple[Counter[str], list[tuple[str, float]]]] = []
-    for scene in inner_check:
-        seen = store(scene.image(), include_unsure=True)
-        named.append((Counter(scene.cards), [(str(d.card), d.confidence) for d in seen]))
-    wanted = sum(sum(want.values()) for want, _ in named)
-    checks = []
-    for cut in CUTS:
-        hit = told = 0
-        for want, found in named:
-            got = Counter(card for card, conf in found if conf >= cut)
-            hit += sum((want & got).values())
-            told += sum(got.values())
-        checks.append(CutCheck(cut, hit / wanted if wanted else 0.0, hit / told if told else 0.0, len(inner_check)))
-    good = [c for c in checks if c.precision >= TARGET_PRECISION]
-    # none good enough: the most precise, lowest of equals (a higher cut that buys no precision only loses recall)
-    return good[0] if good else max(checks, key=lambda c: (c.precision, -c.cut))
+    return choose_cuts(StoreLook.of(store, scene.image(), Counter(scene.cards)) for scene in inner_check)

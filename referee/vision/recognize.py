@@ -101,23 +101,43 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
     """Cards named in a BGR image, most confident first (one per identity)."""
     small, scale = prepare(image)
     frame, cands, pr, ps = score_frame(small, model)
-    named = []
+    named = read_rows(frame, cands, pr, ps, None if include_unsure else min_conf)
+    return sorted(claim(frame, named, scale).values(), key=lambda d: -d.confidence)
+
+
+Reading = tuple[float, Card, Candidate]   # (confidence, card, the candidate read as it)
+
+
+def read_rows(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: np.ndarray,
+              min_conf: float | None) -> list[Reading]:
+    """Each candidate's reading (its best rank, and suit unless a Joker, as the shape settles them) that
+    reaches `min_conf` (None: every reading of an index), most confident first."""
+    named: list[Reading] = []
     if len(cands):
         # each row's best rank (and suit, unless a Joker) at once; only rows that can be named become cards
         r = pr.argmax(1)
         s = ps[:, :4].argmax(1)
         joker = r == JOKER_RANK
-        rank_p, suit_p = _settle_by_shape(frame, cands, pr, ps, r, s, None if include_unsure else min_conf)
+        rank_p, suit_p = _settle_by_shape(frame, cands, pr, ps, r, s, min_conf)
         confs = np.where(joker, rank_p, rank_p * suit_p)
         keep = r != NOT_AN_INDEX
-        if not include_unsure:
+        if min_conf is not None:
             keep &= confs >= min_conf
         for i in np.nonzero(keep)[0]:
             card = Card(JOKER) if joker[i] else Card(RANK_CLASSES[r[i]], SUIT_CLASSES[s[i]])
             named.append((float(confs[i]), card, cands[i]))
     named.sort(key=lambda t: -t[0])
-    best: dict[Card, Detection] = {}
-    used: set[int] = set()  # one blob belongs to one index: the most confident reading claims it
+    return named
+
+
+def claim(frame: Frame, named: list[Reading], scale: float, used: set[int] | None = None,
+          best: dict[Card, Detection] | None = None) -> dict[Card, Detection]:
+    """Readings in order, each claiming its blobs: one blob belongs to one index (the first reading to
+    claim it, so pass the surest first), and a reading the glyph's shape rules out (`plausible`) is
+    dropped. Returns each card's first detection (added to `best` when given; `used` holds the blobs
+    already claimed and is updated)."""
+    used = set() if used is None else used
+    best = {} if best is None else best
     for conf, card, cd in named:
         blobs = {b.idx for b in cd.rank} | {cd.suit.idx}
         if blobs & used or not plausible(frame, cd, card.rank, card.suit):
@@ -125,4 +145,4 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
         used |= blobs
         if card not in best:
             best[card] = Detection(card, conf, (cd.cx / scale, cd.cy / scale))
-    return sorted(best.values(), key=lambda d: -d.confidence)
+    return best

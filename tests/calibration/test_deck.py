@@ -13,9 +13,9 @@ import pytest
 
 from calibration import deck_cal
 from calibration.deck_shots import folder_shots, name_from_file, split
+from calibration.cut_choice import CUTS
 from calibration.deck_store import DeckStore, Shot, upright
 from calibration.decks import deck_cards
-from calibration.labelled_scenes import CUTS
 from referee.cards import Card
 from referee.vision.recognize import Detection
 
@@ -80,12 +80,9 @@ class _TwoNames:
         return [d for d in named if d.confidence >= cut or include_unsure]
 
 
-def test_choose_cut_counts_every_name_and_the_report_shows_second_cards() -> None:
+def test_the_report_shows_second_cards_and_such_a_deck_is_not_usable() -> None:
     shots = [Shot("KS", np.full((140, 100, 3), 1, np.uint8)), Shot("QH", np.zeros((140, 100, 3), np.uint8))]
-    store = _TwoNames(0.8)
-    assert deck_cal.choose_cut(store, shots) == 0.9  # type: ignore[arg-type]  # the lowest cut above 0.8
-    assert deck_cal.choose_cut(_TwoNames(0.995), shots) == CUTS[-1]  # type: ignore[arg-type]  # none is enough
-    results = deck_cal.score(store, shots)  # at its 0.5 the second card is named beside each
+    results = deck_cal.score(_TwoNames(0.8), shots)  # at its 0.5 the second card is named beside each
     report = deck_cal.DeckReport(["KS", "QH"], ["KS", "QH"], results, 1.0, None, 4, 2)
     assert report.accuracy == 1.0 and not report.usable
     assert report.confused == ["KS also 2C", "QH also 2C"]
@@ -98,7 +95,10 @@ def test_not_usable_until_every_card_is_seen(learned) -> None:  # type: ignore[n
     store, report = deck_cal.calibrate(without_ace, [s for s in check if s.card in ("AS", "9S")],
                                        deck_cards("24"), baseline=False)
     assert not report.usable and "AS" in report.missing
-    assert "AS" in {c for c, r in report.per_card.items() if r.correct < r.shots}
+    # the stock reader, which reads first where it is sure, may still name the ace; the store alone cannot
+    store.stock_cut = None
+    alone = deck_cal.score(store, [s for s in check if s.card == "AS"])
+    assert alone["AS"].correct < alone["AS"].shots
 
 
 def test_store_round_trip_and_hash(learned, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,90 @@
+"""Choosing a deck store's cut-offs on photos it did not learn from.
+
+At the table every card named is a card on the pile, so a learned deck is named
+at the lowest cut-offs that keep `TARGET_PRECISION` on checking photos, counting
+every name (a second card named on a one-card shot is wrong). Two are chosen
+together: the store's own `min_conf`, and `stock_cut`, the confidence at which
+the stock reader's readings come first (`deck_store.named_cards`), or None to
+leave the stock reader out (a deck whose print fools it). The stock reader never
+learned from the deck, so choosing its cut on the deck's photos is fair.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Protocol, Sequence
+
+import numpy as np
+
+from referee.vision.deck_store import (DeckStore, framed_candidates, mark_rows, named_cards,
+                                       stock_readings)
+
+CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
+STOCK_CUTS: tuple[float | None, ...] = (None, 0.97, 0.98, 0.99)
+TARGET_PRECISION = 0.99   # a wrong name is a wrong ruling
+
+
+@dataclass(frozen=True)
+class CutCheck:
+    """Cut-offs chosen on checking photos, and how the store named them there."""
+
+    cut: float
+    recall: float
+    precision: float
+    images: int                      # photos checked
+    stock_cut: float | None = None   # the stock reader's cut (None: left out)
+
+
+class Looked(Protocol):
+    """One checking photo, looked at once: its cards, and what any pair of cut-offs names in it."""
+
+    want: Counter[str]
+
+    def names(self, cut: float, stock_cut: float | None) -> list[str]: ...
+
+
+@dataclass
+class StoreLook:
+    """A photo's candidates, the store's votes (all, unsure too) and the stock reader's readings (all)."""
+
+    want: Counter[str]
+    store: DeckStore
+    seen: tuple
+
+    @classmethod
+    def of(cls, store: DeckStore, image: np.ndarray, want: Counter[str]) -> "StoreLook":
+        frame, cands, x, scale, _ = framed_candidates(image, marks=store.marks)
+        voted = store.vote(x, marks=mark_rows(cands))
+        return cls(want, store, (frame, cands, scale, voted, stock_readings(frame, cands, x, None)))
+
+    def names(self, cut: float, stock_cut: float | None) -> list[str]:
+        frame, cands, scale, voted, stock = self.seen
+        kept = [] if stock_cut is None else [r for r in stock if r[0] >= stock_cut]
+        return [str(d.card) for d in named_cards(frame, cands, scale, voted, kept, cut)]
+
+
+def check(looks: Sequence[Looked], cut: float, stock_cut: float | None) -> CutCheck:
+    """Recall and precision of the multiset of names per photo at these cut-offs."""
+    hit = told = wanted = 0
+    for look in looks:
+        got = Counter(look.names(cut, stock_cut))
+        hit += sum((look.want & got).values())
+        told += sum(got.values())
+        wanted += sum(look.want.values())
+    return CutCheck(cut, hit / wanted if wanted else 0.0, hit / told if told else 0.0, len(looks), stock_cut)
+
+
+def choose_cuts(looks: Iterable[Looked], *, stock_cuts: Sequence[float | None] = STOCK_CUTS) -> CutCheck:
+    """Of every store cut in `CUTS` and stock cut in `stock_cuts`, those reaching `TARGET_PRECISION`: the one
+    naming most; of equals, the most precise, then the stock reader left out or at its highest cut (it is
+    the add-on), then the store's lowest cut. When none does: the most precise (then naming most)."""
+    looks = list(looks)
+    checks = [check(looks, cut, sc) for sc in stock_cuts for cut in CUTS]
+    good = [c for c in checks if c.precision >= TARGET_PRECISION]
+    if good:
+        return max(good, key=_preference)
+    return max(checks, key=lambda c: (c.precision, *_preference(c)))
+
+
+def _preference(c: CutCheck) -> tuple[float, float, bool, float, float]:
+    return c.recall, c.precision, c.stock_cut is None, c.stock_cut or 0.0, -c.cut

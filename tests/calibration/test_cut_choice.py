@@ -1,0 +1,62 @@
+"""Choosing a learned deck's cut-offs (`calibration.cut_choice`): its own and the stock reader's."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from calibration.cut_choice import CUTS, TARGET_PRECISION, check, choose_cuts
+
+
+@dataclass
+class _Look:
+    """A stand-in photo of one card: the store names it at `own` and a wrong 2C at `other`; the stock reader
+    reads `stock_card` at `stock` (and its reading comes first, claiming the glyphs the store read)."""
+
+    card: str
+    own: float
+    other: float = 0.0
+    stock: float = 0.0
+    stock_card: str = ""
+
+    @property
+    def want(self) -> Counter[str]:
+        return Counter({self.card: 1})
+
+    def names(self, cut: float, stock_cut: float | None) -> list[str]:
+        out = []
+        if stock_cut is not None and self.stock >= stock_cut:
+            out.append(self.stock_card or self.card)
+        elif self.own >= cut:
+            out.append(self.card)
+        if self.other >= cut:
+            out.append("2C")
+        return out
+
+
+def test_every_name_counts_so_the_cut_rises_above_a_second_card() -> None:
+    looks = [_Look("KS", 0.99, other=0.8), _Look("QH", 0.99, other=0.8)]
+    chosen = choose_cuts(looks)
+    assert chosen.cut == 0.9 and chosen.precision == 1.0 and chosen.recall == 1.0   # the lowest cut above 0.8
+    assert chosen.stock_cut is None   # the stock reader adds nothing here: left out
+
+
+def test_without_a_precise_enough_cut_the_most_precise_is_taken() -> None:
+    looks = [_Look("KS", 0.99, other=0.995), _Look("QH", 0.6)]
+    chosen = choose_cuts(looks)
+    assert chosen.precision < TARGET_PRECISION
+    assert chosen.precision == max(check(looks, c, sc).precision for c in CUTS for sc in (None, 0.97, 0.99))
+
+
+def test_the_stock_reader_comes_first_where_it_is_sure_and_right() -> None:
+    # the store is unsure of half the cards; the stock reader reads those at 0.985
+    looks = [_Look("KS", 0.99), _Look("QH", 0.6, stock=0.985), _Look("9D", 0.3, stock=0.985),
+             _Look("AC", 0.99, stock=0.5)]
+    chosen = choose_cuts(looks)
+    assert chosen.stock_cut == 0.98 and chosen.recall == 1.0 and chosen.precision == 1.0
+
+
+def test_a_stock_reader_the_deck_fools_is_left_out() -> None:
+    # on this deck the stock reader is sure of a wrong card: only leaving it out keeps every name right
+    looks = [_Look("KS", 0.99), _Look("QH", 0.99, stock=0.995, stock_card="QD"), _Look("9D", 0.99)]
+    chosen = choose_cuts(looks)
+    assert chosen.stock_cut is None and chosen.precision == 1.0 and chosen.recall == 1.0
