@@ -35,6 +35,12 @@ class CutCheck:
     stock_cut: float | None = None   # the stock reader's cut (None: left out)
 
 
+def describe(cut: float, stock_cut: float | None) -> str:
+    """The cut-offs as a person reads them in a calibration report."""
+    stock = "stock reader left out" if stock_cut is None else f"stock reader first at {stock_cut:.2f}"
+    return f"min confidence {cut:.2f}, {stock}"
+
+
 class Looked(Protocol):
     """One checking photo, looked at once: its cards, and what any pair of cut-offs names in it."""
 
