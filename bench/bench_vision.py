@@ -94,6 +94,14 @@ def pile_sequence(seed: int = 7, row: bool = False, n_cards: int = 52, hands: fl
     ]
 
 
+def vision_stages() -> list[str]:
+    """The stage table from bench/vision_stages.py, run pinned to one core."""
+    done = subprocess.run(pinned([sys.executable, str(ROOT / "bench" / "vision_stages.py")]), capture_output=True,
+                          text=True, cwd=ROOT, env=one_core_env())
+    out = done.stdout.strip().splitlines()
+    return out if done.returncode == 0 and out else [f"FAILED: {done.stderr.strip()[-300:]}"]
+
+
 def run() -> list[str]:
     lines = ["## Card vision", ""]
     if not EVAL.exists() or not DATA.exists():
@@ -108,6 +116,9 @@ def run() -> list[str]:
                 lines.append(f"| {ds} | {m} | {summary} |")
                 errs.append(f"- {ds} / {m}: {errors}")
         lines += ["", "Confusions:", ""] + errs
+        lines += ["", "Where the stock reader's time goes (`bench/vision_stages.py`: every 4th Bicycle photo, each stage "
+                  "timed on its own, one core; the shrink to working size is unchanged code, a yardstick for "
+                  "comparing runs):", ""] + vision_stages()
     lines += ["", "Rendered drop sequence (simulated camera 480x480 at 30 fps, some hands over the pile); "
               "delays in ms from the first frame showing a card to the frame that produced its CardSeen:", "",
               "| layout | cards | CardSeen | CardUnreadable | named in order | exact first-frame stamp | max stamp error ms | "

@@ -1,0 +1,73 @@
+"""Where the stock reader's time goes on real photos: median ms per stage, one core.
+
+Every 4th image of ../shared/data/scenes-bicycle, each stage timed on its own in
+one process (the images decoded first), three passes. The shrink to working
+size (`prepare`, one cv2.resize) has not changed since it was written, so
+"whole / prepare" is a ratio another run on a faster or busier machine can be
+compared with. `python bench/vision_stages.py` prints a markdown table (run by
+bench_vision in a one-core subprocess).
+"""
+from __future__ import annotations
+
+import csv
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SCENES = ROOT / ".." / "shared" / "data" / "scenes-bicycle"
+STAGES = ("prepare", "find_blobs", "pair_candidates", "features", "readers", "settle + claim", "whole recognize()")
+
+
+def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
+    """Median ms of each stage over every `step`-th labelled image, `passes` times."""
+    import cv2
+
+    from referee.vision import recognize as rec
+    from referee.vision.classifier import default_model
+    from referee.vision.index_detect import features, find_blobs, pair_candidates, prepare
+
+    cv2.setNumThreads(1)
+    with (SCENES / "labels.csv").open(newline="") as f:
+        files = sorted({row["file"] for row in csv.DictReader(f)})[::step]
+    images = [cv2.imread(str(SCENES / name), cv2.IMREAD_COLOR) for name in files]
+    model = default_model()
+    times: dict[str, list[float]] = {s: [] for s in STAGES}
+    clock = time.perf_counter
+    for _ in range(passes):
+        for img in images:
+            t0 = clock()
+            small, scale = prepare(img)
+            t1 = clock()
+            frame = find_blobs(small)
+            t2 = clock()
+            cands = pair_candidates(frame)
+            t3 = clock()
+            x = features(frame, cands)
+            t4 = clock()
+            pr, ps = model.predict(x)
+            t5 = clock()
+            rec.claim(frame, rec.read_rows(frame, cands, pr, ps, rec.MIN_CONFIDENCE), scale)
+            t6 = clock()
+            rec.recognize(img, model=model)
+            t7 = clock()
+            for stage, a, b in zip(STAGES, (t0, t1, t2, t3, t4, t5, t6), (t1, t2, t3, t4, t5, t6, t7)):
+                times[stage].append((b - a) * 1000)
+    return {s: statistics.median(v) for s, v in times.items()}
+
+
+def table(ms: dict[str, float]) -> list[str]:
+    ref = ms["prepare"]
+    lines = ["| stage | median ms | / prepare |", "|---|---|---|"]
+    lines += [f"| {s} | {ms[s]:.2f} | {ms[s] / ref:.2f} |" for s in STAGES]
+    return lines
+
+
+if __name__ == "__main__":
+    if not (SCENES / "labels.csv").exists():
+        print(f"skipped: {SCENES} is absent")
+    else:
+        print("\n".join(table(measure())))
