@@ -16,8 +16,9 @@ from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
-from referee.vision.deck_store import (DeckStore, framed_candidates, mark_rows, named_cards,
-                                       stock_readings)
+from referee.vision.deck_store import DeckStore, framed_candidates, mark_rows, named_cards, stock_readings
+from referee.vision.index_detect import Candidate, Frame
+from referee.vision.recognize import Reading
 
 CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
 STOCK_CUTS: tuple[float | None, ...] = (None, 0.97, 0.98, 0.99)
@@ -51,22 +52,25 @@ class Looked(Protocol):
 
 @dataclass
 class StoreLook:
-    """A photo's candidates, the store's votes (all, unsure too) and the stock reader's readings (all)."""
+    """A photo's candidates, the store's votes on them (unsure too) and the stock reader's readings (all)."""
 
     want: Counter[str]
-    store: DeckStore
-    seen: tuple
+    frame: Frame
+    cands: list[Candidate]
+    scale: float
+    voted: tuple[list[str], np.ndarray, np.ndarray]
+    stock: list[Reading]
 
     @classmethod
     def of(cls, store: DeckStore, image: np.ndarray, want: Counter[str]) -> "StoreLook":
         frame, cands, x, scale, _ = framed_candidates(image, marks=store.marks)
-        voted = store.vote(x, marks=mark_rows(cands))
-        return cls(want, store, (frame, cands, scale, voted, stock_readings(frame, cands, x, None)))
+        return cls(want, frame, cands, scale, store.vote(x, marks=mark_rows(cands)),
+                   stock_readings(frame, cands, x, None))
 
     def names(self, cut: float, stock_cut: float | None) -> list[str]:
-        frame, cands, scale, voted, stock = self.seen
-        kept = [] if stock_cut is None else [r for r in stock if r[0] >= stock_cut]
-        return [str(d.card) for d in named_cards(frame, cands, scale, voted, kept, cut)]
+        # the stock readings at a cut are all readings filtered by it (its shape settles only raise a row)
+        kept = [] if stock_cut is None else [r for r in self.stock if r[0] >= stock_cut]
+        return [str(d.card) for d in named_cards(self.frame, self.cands, self.scale, self.voted, kept, cut)]
 
 
 def check(looks: Sequence[Looked], cut: float, stock_cut: float | None) -> CutCheck:

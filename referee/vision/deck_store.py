@@ -145,7 +145,7 @@ class DeckStore:
     mean: np.ndarray | None = None   # search axes (`principal_axes`); fitted on first use when absent
     basis: np.ndarray | None = None
     marks: bool = True               # learned lone marks (index_detect.mark_candidates); not before version 3
-    stock_cut: float | None = None   # the stock reader also names cards the store left, at this cut (None: not)
+    stock_cut: float | None = None   # the stock reader's readings at this cut come first (None: left out)
     _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- learning ---------------------------------------------------------------------
