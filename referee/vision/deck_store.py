@@ -243,12 +243,29 @@ class DeckStore:
     def name(self, cands: Sequence[Candidate], x: np.ndarray, scale: float, *, min_conf: float | None = None,
              include_unsure: bool = False, frame: Frame | None = None) -> list[Detection]:
         """Cards named from an image's candidates and feature rows (`candidates()`), as `__call__`. Given the
-        candidates' `frame` and a `stock_cut`, the stock reader's sure readings come first (`named_cards`)."""
+        candidates' `frame` and a `stock_cut`, the stock reader's sure readings come first (`named_cards`);
+        the store then searches only the rows whose glyphs they left free (the others could not claim them)."""
         floor = self.min_conf if min_conf is None else min_conf
-        voted = self.vote(x, floor=0.0 if include_unsure else floor, marks=mark_rows(cands))
-        stock = (stock_readings(frame, cands, x, self.stock_cut)
-                 if frame is not None and self.stock_cut is not None else [])
-        return named_cards(frame, cands, scale, voted, stock, None if include_unsure else floor)
+        first: tuple[dict[Card, Detection], set[int]] = ({}, set())
+        if frame is not None and self.stock_cut is not None:
+            first = stock_first(frame, stock_readings(frame, cands, x, self.stock_cut), scale)
+        free = np.array([not (_glyphs(c) & first[1]) for c in cands], bool)
+        voted = self.vote_rows(x, free, floor=0.0 if include_unsure else floor, marks=mark_rows(cands))
+        return store_after(cands, scale, voted, None if include_unsure else floor, *first)
+
+    def vote_rows(self, x: np.ndarray, rows: np.ndarray, *, floor: float = 0.0, marks: np.ndarray | None = None
+                  ) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """`vote` for the rows where `rows` (a boolean mask) is set; the others come back "-", 0, inf."""
+        if rows.all():
+            return self.vote(x, floor=floor, marks=marks)
+        names, conf, dist = [NOT_INDEX] * len(x), np.zeros(len(x)), np.full(len(x), np.inf)
+        at = np.flatnonzero(rows)
+        if len(at):
+            n, c, d = self.vote(x[at], floor=floor, marks=None if marks is None else marks[at])
+            for k, i in enumerate(at):
+                names[i] = n[k]
+            conf[at], dist[at] = c, d
+        return names, conf, dist
 
     # -- storage ---------------------------------------------------------------------
     def to_bytes(self) -> bytes:
@@ -317,24 +334,39 @@ def named_cards(frame: Frame | None, cands: Sequence[Candidate], scale: float,
                 voted: tuple[list[str], np.ndarray, np.ndarray], stock: Sequence[Reading],
                 floor: float | None) -> list[Detection]:
     """The cards an image's readings name, most supported first: the `stock` readings claim their blobs
-    first, then the store's (`vote` rows reaching `floor`; None: all), surest first. One blob belongs to
-    one index.
+    first (`stock_first`), then the store's (`vote` rows reaching `floor`; None: all), surest first. One
+    blob belongs to one index.
 
     Stock first: the stock reader at a high cut is rarely wrong, and where the two read the same glyphs
     differently the store was the wrong one (scenes-bicycle, a store learned from the learn half, held-out
     half: the store alone 0.942 recall with 4 wrong names; stock first at 0.97 / 0.98: 0.953 / 0.952 with
     2 / 1; the store first and the stock after gained less and kept the store's 4)."""
-    names, conf, dist = voted
+    first: tuple[dict[Card, Detection], set[int]] = ({}, set())
+    if stock and frame is not None:
+        first = stock_first(frame, stock, scale)
+    return store_after(cands, scale, voted, floor, *first)
+
+
+def stock_first(frame: Frame, stock: Sequence[Reading], scale: float) -> tuple[dict[Card, Detection], set[int]]:
+    """The stock readings' cards and the blobs they claimed (`recognize.claim`), surest first."""
     best: dict[Card, Detection] = {}
     used: set[int] = set()
-    if stock and frame is not None:
-        claim(frame, list(stock), scale, used, best)
+    claim(frame, list(stock), scale, used, best)
+    return best, used
+
+
+def store_after(cands: Sequence[Candidate], scale: float, voted: tuple[list[str], np.ndarray, np.ndarray],
+                floor: float | None, first: dict[Card, Detection], used: set[int]) -> list[Detection]:
+    """`named_cards` once the stock readings have claimed theirs (`first`, `used`; not changed)."""
+    names, conf, dist = voted
+    best = dict(first)
+    used = set(used)
     evidence = {card: det.confidence for card, det in best.items()}
     for i in np.lexsort((dist, -conf)):      # surest first; of equally sure, the closest match
         name, c, cd = names[i], float(conf[i]), cands[i]
         if name == NOT_INDEX or (floor is not None and c < floor):
             continue
-        blobs = {b.idx for b in cd.rank} | {cd.suit.idx}
+        blobs = _glyphs(cd)
         if blobs & used:
             continue
         used |= blobs
@@ -344,6 +376,11 @@ def named_cards(frame: Frame | None, cands: Sequence[Candidate], scale: float,
             best[card] = Detection(card, c, (cd.cx / scale, cd.cy / scale))
     # most supported first: a card shows several indices, a stray match is one
     return sorted(best.values(), key=lambda det: (-evidence[det.card], -det.confidence))
+
+
+def _glyphs(cand: Candidate) -> set[int]:
+    """The blob numbers a candidate reads (its rank glyphs and its suit)."""
+    return {b.idx for b in cand.rank} | {cand.suit.idx}
 
 
 def principal_axes(v: np.ndarray, dims: int = GATE_DIMS, chunk: int = 8192
