@@ -158,7 +158,9 @@ THREE_RETURN_MIN = 2 / 3  # a 3 has ink in the right 45% of more than 2/3 of its
 SIX_TOP_INDENT_MIN = 0.15  # a 6's ink in its top 12% of rows starts over 15% of its width in from its left edge
 SIX_CORNER_INK_MAX = 0.38  # and under 38% of its top-left corner (top 20%, left 30%) is ink
 SPADE_TIP_MAX = 0.35  # a spade's ink 10% below its top spans under 35% of its width: a point, not a club's lobe
-CLUB_DENT_MAX = 0.04  # and no dent in its upper 60% is 4% of its height deep: no gaps between lobes
+CLUB_DENT_MAX = 0.045  # and no dent in its upper 60% is 4.5% of its height deep (a printed spade's sides curve in
+#                       4-5% below its point) and no dent on both sides reaches SPADE_GAPS_MAX: no gaps between lobes
+SPADE_GAPS_MAX = 0.04
 CLUB_GAPS_MIN = 0.10  # a club has a gap over 10% of its height deep between its top lobe and each side lobe
 CLUB_TOP_MIN = 0.30  # and its top lobe's ink 10% below its top spans over 30% of its width
 DIAMOND_TIP_MAX = 0.40  # a diamond's ink 10% below its top spans under 40% of its width: a point, not a heart's lobes
@@ -286,7 +288,11 @@ def deepest_upper_dent(p: np.ndarray, upper: float = 0.6) -> float:
 def lobe_gaps(p: np.ndarray, upper: float = 0.6) -> float:
     """Depth of the shallower of the deepest upper dents left and right of the glyph's middle: a club has a
     gap between its top lobe and each side lobe; a damaged spade rarely has one on both sides."""
-    dents = _upper_dents(p, upper)
+    return _both_sides(_upper_dents(p, upper))
+
+
+def _both_sides(dents: list[tuple[float, float]]) -> float:
+    """The shallower of the deepest dent left and the deepest right of the middle (`_upper_dents`)."""
     return min(max((d for d, side in dents if side < 0), default=0.0),
                max((d for d, side in dents if side > 0), default=0.0))
 
@@ -349,7 +355,7 @@ def suit_shaped(frame: Frame, cand: Candidate, suit: str) -> bool:
     notch."""
     p, _, _ = _patch(frame, (cand.suit,), cand.ux, cand.uy, STROKE_PATCH)
     if suit == "S":
-        return width_near_top(p) < SPADE_TIP_MAX and deepest_upper_dent(p) < CLUB_DENT_MAX
+        return spade_outline(p)
     if suit == "C":  # the top width first: it is the cheaper test
         return width_near_top(p) > CLUB_TOP_MIN and lobe_gaps(p) > CLUB_GAPS_MIN
     if suit == "D":
@@ -357,6 +363,17 @@ def suit_shaped(frame: Frame, cand: Candidate, suit: str) -> bool:
     if suit == "H":
         return width_near_top(p) > HEART_TOP_MIN and deepest_upper_dent(p) > HEART_DENT_MIN
     return False
+
+
+def spade_outline(p: np.ndarray) -> bool:
+    """A drawn pip with a spade's point and no gaps between lobes: its top narrow, no dent in its upper 60% as
+    deep as `CLUB_DENT_MAX`, and not a dent of `SPADE_GAPS_MAX` on both sides (a club's, however shallow).
+    Printed spades' sides curve in 4-5% of their height below the point, mostly on one side more than the
+    other; rendered clubs with gaps that shallow have them on both sides."""
+    if width_near_top(p) >= SPADE_TIP_MAX:
+        return False
+    dents = _upper_dents(p, 0.6)
+    return max((d for d, _ in dents), default=0.0) < CLUB_DENT_MAX and _both_sides(dents) < SPADE_GAPS_MAX
 
 
 def _box(blob: Blob, ux: float, uy: float) -> tuple[float, float, float, float]:

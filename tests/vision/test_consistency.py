@@ -229,6 +229,28 @@ def test_dents_and_top_width_of_simple_shapes() -> None:
     assert consistency.deepest_upper_dent(np.zeros((40, 40), np.uint8)) == 0.0
 
 
+def _point(left_in: float, right_in: float) -> np.ndarray:
+    """A drawn pip with a point on top whose sides bend in by these many px (of 40) a third of the way down."""
+    p = np.zeros((160, 160), np.uint8)
+    side = 17 * 10 / 28
+    poly = [[80, 8], [round((20 + side - right_in) * 4), 48], [148, 120], [80, 148], [12, 120],
+            [round((20 - side + left_in) * 4), 48]]
+    cv2.fillPoly(p, [np.array(poly, np.int32)], 255)
+    return cv2.resize(p, (40, 40), interpolation=cv2.INTER_AREA)
+
+
+def test_a_spade_whose_side_curves_in_is_a_spade_and_one_dented_on_both_sides_is_not() -> None:
+    # printed spades' sides curve in 4-5% of their height below the point (real Bicycle spades), mostly on one
+    # side more than the other; rendered clubs with gaps that shallow have a gap on each side
+    straight, one_side, both_sides = _point(0, 0), _point(1.2, 0), _point(1.2, 1.2)
+    assert consistency.deepest_upper_dent(straight) < 0.04 and consistency.spade_outline(straight)
+    assert 0.04 < consistency.deepest_upper_dent(one_side) < consistency.CLUB_DENT_MAX
+    assert consistency.lobe_gaps(one_side) < consistency.SPADE_GAPS_MAX and consistency.spade_outline(one_side)
+    assert consistency.deepest_upper_dent(both_sides) < consistency.CLUB_DENT_MAX
+    assert consistency.lobe_gaps(both_sides) >= consistency.SPADE_GAPS_MAX
+    assert not consistency.spade_outline(both_sides)
+
+
 @pytest.mark.parametrize("read, doubt, suit, named", [("S", "C", "S", ["7S"]), ("S", "C", "C", []),
                                                       ("H", "D", "H", ["7H"]), ("H", "D", "D", []),
                                                       ("D", "H", "D", ["7D"]), ("D", "H", "H", [])])
