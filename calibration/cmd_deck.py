@@ -13,7 +13,7 @@ from pathlib import Path
 from referee.vision.recognize import recognize
 
 from . import deck_cal
-from .cut_choice import describe
+from .cut_choice import TARGET_PRECISION, describe
 from .deck_shots import folder_shots, split, video_shots
 from .decks import deck_cards
 from .profile import DeckProfile
@@ -96,7 +96,7 @@ def run_scenes(args: argparse.Namespace) -> int:
     usable when every card of it was shown and the check split reached the
     target precision. Exit 0 usable, 1 learned but not usable, 2 bad input.
     """
-    from .labelled_scenes import TARGET_PRECISION, SceneError, learn_scenes, read_scenes
+    from .labelled_scenes import SceneError, learn_scenes, read_scenes
 
     ui = prompter(args)
     try:

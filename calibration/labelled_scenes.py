@@ -26,7 +26,7 @@ import numpy as np
 from referee.cards import Card
 from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, embed, mark_rows, relit
 
-from .cut_choice import CUTS, TARGET_PRECISION, CutCheck, StoreLook, choose_cuts
+from .cut_choice import CutCheck, StoreLook, choose_cuts
 
 Box = tuple[str, float, float, float, float]   # card, x1, y1, x2, y2
 

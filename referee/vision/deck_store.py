@@ -189,14 +189,10 @@ class DeckStore:
         return cls(v[keep], lab[keep], sorted(shown, key=_card_key), d_ok, mean=mean, basis=basis)
 
     # -- naming ---------------------------------------------------------------------
-    def classify(self, x: np.ndarray, marks: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
-        """For feature rows (`marks`: which are lone marks): (best card or "-", confidence 0..1) per row."""
-        names, conf, _ = self.vote(x, marks=marks)
-        return names, conf
-
     def vote(self, x: np.ndarray, *, floor: float = 0.0, marks: np.ndarray | None = None
              ) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """`classify`, plus each named row's distance to its nearest stored row of that card (else inf).
+        """For feature rows (`marks`: which are lone marks): (best card or "-", confidence 0..1, and the
+        distance to its nearest stored row of that card, else inf) per row.
 
         Each row is named by its `K` nearest stored rows, weighted by closeness (zero at twice `d_ok`).
         With `floor`, rows that cannot reach that confidence (no card row within
@@ -249,7 +245,7 @@ class DeckStore:
         first: tuple[dict[Card, Detection], set[int]] = ({}, set())
         if frame is not None and self.stock_cut is not None:
             first = stock_first(frame, stock_readings(frame, cands, x, self.stock_cut), scale)
-        free = np.array([not (_glyphs(c) & first[1]) for c in cands], bool)
+        free = np.array([not (c.blob_ids & first[1]) for c in cands], bool)
         voted = self.vote_rows(x, free, floor=0.0 if include_unsure else floor, marks=mark_rows(cands))
         return store_after(cands, scale, voted, None if include_unsure else floor, *first)
 
@@ -366,7 +362,7 @@ def store_after(cands: Sequence[Candidate], scale: float, voted: tuple[list[str]
         name, c, cd = names[i], float(conf[i]), cands[i]
         if name == NOT_INDEX or (floor is not None and c < floor):
             continue
-        blobs = _glyphs(cd)
+        blobs = cd.blob_ids
         if blobs & used:
             continue
         used |= blobs
@@ -376,11 +372,6 @@ def store_after(cands: Sequence[Candidate], scale: float, voted: tuple[list[str]
             best[card] = Detection(card, c, (cd.cx / scale, cd.cy / scale))
     # most supported first: a card shows several indices, a stray match is one
     return sorted(best.values(), key=lambda det: (-evidence[det.card], -det.confidence))
-
-
-def _glyphs(cand: Candidate) -> set[int]:
-    """The blob numbers a candidate reads (its rank glyphs and its suit)."""
-    return {b.idx for b in cand.rank} | {cand.suit.idx}
 
 
 def principal_axes(v: np.ndarray, dims: int = GATE_DIMS, chunk: int = 8192

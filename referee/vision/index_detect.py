@@ -57,6 +57,11 @@ class Candidate:
     cx: float
     cy: float
 
+    @property
+    def blob_ids(self) -> set[int]:
+        """The blobs it reads (its rank glyphs and its suit): one blob belongs to one index."""
+        return {b.idx for b in self.rank} | {self.suit.idx}
+
 
 @dataclass
 class Frame:

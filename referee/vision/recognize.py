@@ -139,7 +139,7 @@ def claim(frame: Frame, named: list[Reading], scale: float, used: set[int] | Non
     used = set() if used is None else used
     best = {} if best is None else best
     for conf, card, cd in named:
-        blobs = {b.idx for b in cd.rank} | {cd.suit.idx}
+        blobs = cd.blob_ids
         if blobs & used or not plausible(frame, cd, card.rank, card.suit):
             continue
         used |= blobs

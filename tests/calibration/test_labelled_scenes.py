@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.labelled_scenes import (CUTS, SceneError, fit_scenes, label_image, read_scenes, split_by_name)
+from calibration.cut_choice import CUTS
+from calibration.labelled_scenes import SceneError, fit_scenes, label_image, read_scenes, split_by_name
 from referee.cards import Card
 from referee.vision import render
 from referee.vision.deck_store import (NOT_INDEX, DeckStore, Shot, framed_candidates, named_cards,
