@@ -4,21 +4,22 @@ At the table every card named is a card on the pile, so a learned deck is named
 at the lowest cut-offs that keep `TARGET_PRECISION` on checking photos, counting
 every name (a second card named on a one-card shot is wrong). Two are chosen
 together: the store's own `min_conf`, and `stock_cut`, the confidence at which
-the stock reader's readings come first (`deck_store.named_cards`), or None to
+the stock reader's readings come first (`deck_store.stock_first`), or None to
 leave the stock reader out (a deck whose print fools it). The stock reader never
 learned from the deck, so choosing its cut on the deck's photos is fair.
 """
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
-from referee.vision.deck_store import DeckStore, framed_candidates, mark_rows, named_cards, stock_readings
+from referee.vision.deck_store import DeckStore, framed_candidates, mark_rows, stock_first, stock_readings, store_after
 from referee.vision.index_detect import Candidate, Frame
-from referee.vision.recognize import Reading
+from referee.cards import Card
+from referee.vision.recognize import Detection, Reading
 
 CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
 STOCK_CUTS: tuple[float | None, ...] = (None, 0.97, 0.98, 0.99)
@@ -60,6 +61,7 @@ class StoreLook:
     scale: float
     voted: tuple[list[str], np.ndarray, np.ndarray]
     stock: list[Reading]
+    _first: dict[float | None, tuple[dict[Card, Detection], set[int]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, store: DeckStore, image: np.ndarray, want: Counter[str]) -> "StoreLook":
@@ -68,9 +70,11 @@ class StoreLook:
                    stock_readings(frame, cands, x, None))
 
     def names(self, cut: float, stock_cut: float | None) -> list[str]:
-        # the stock readings at a cut are all readings filtered by it (its shape settles only raise a row)
-        kept = [] if stock_cut is None else [r for r in self.stock if r[0] >= stock_cut]
-        return [str(d.card) for d in named_cards(self.frame, self.cands, self.scale, self.voted, kept, cut)]
+        if stock_cut not in self._first:  # claimed once per stock cut, whatever the store's cut
+            # the stock readings at a cut are all readings filtered by it (its shape settles only raise a row)
+            kept = [] if stock_cut is None else [r for r in self.stock if r[0] >= stock_cut]
+            self._first[stock_cut] = stock_first(self.frame, kept, self.scale)
+        return [str(d.card) for d in store_after(self.cands, self.scale, self.voted, cut, *self._first[stock_cut])]
 
 
 def check(looks: Sequence[Looked], cut: float, stock_cut: float | None) -> CutCheck:

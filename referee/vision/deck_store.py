@@ -17,7 +17,7 @@ recall 0.923 -> 0.942 at precision 0.996; about 1 ms more per image.
 
 The stock reader reads first: where it is sure (a `stock_cut` chosen with the store's
 own cut at calibration, or None to leave it out) its readings claim their glyphs, and
-the store names the rest (`named_cards`). On scenes-bicycle's held-out half that took
+the store names the rest (`stock_first`, `store_after`). On scenes-bicycle's held-out half that took
 a store from 0.942 to 0.953 recall and from 4 wrong names to 2 (bench/RESULTS.md).
 
 Naming must fit in a few milliseconds beside the ~11 ms the candidates cost, and a
@@ -239,7 +239,7 @@ class DeckStore:
     def name(self, cands: Sequence[Candidate], x: np.ndarray, scale: float, *, min_conf: float | None = None,
              include_unsure: bool = False, frame: Frame | None = None) -> list[Detection]:
         """Cards named from an image's candidates and feature rows (`candidates()`), as `__call__`. Given the
-        candidates' `frame` and a `stock_cut`, the stock reader's sure readings come first (`named_cards`);
+        candidates' `frame` and a `stock_cut`, the stock reader's sure readings come first (`stock_first`);
         the store then searches only the rows whose glyphs they left free (the others could not claim them)."""
         floor = self.min_conf if min_conf is None else min_conf
         first: tuple[dict[Card, Detection], set[int]] = ({}, set())
@@ -326,25 +326,14 @@ def stock_readings(frame: Frame, cands: Sequence[Candidate], x: np.ndarray, cut:
     return read_rows(frame, [cands[i] for i in rows], pr, ps, cut)
 
 
-def named_cards(frame: Frame | None, cands: Sequence[Candidate], scale: float,
-                voted: tuple[list[str], np.ndarray, np.ndarray], stock: Sequence[Reading],
-                floor: float | None) -> list[Detection]:
-    """The cards an image's readings name, most supported first: the `stock` readings claim their blobs
-    first (`stock_first`), then the store's (`vote` rows reaching `floor`; None: all), surest first. One
-    blob belongs to one index.
+def stock_first(frame: Frame, stock: Sequence[Reading], scale: float) -> tuple[dict[Card, Detection], set[int]]:
+    """The stock readings' cards and the blobs they claimed (`recognize.claim`), surest first: they come before
+    the store's (`store_after`).
 
     Stock first: the stock reader at a high cut is rarely wrong, and where the two read the same glyphs
     differently the store was the wrong one (scenes-bicycle, a store learned from the learn half, held-out
     half: the store alone 0.942 recall with 4 wrong names; stock first at 0.97 / 0.98: 0.953 / 0.952 with
     2 / 1; the store first and the stock after gained less and kept the store's 4)."""
-    first: tuple[dict[Card, Detection], set[int]] = ({}, set())
-    if stock and frame is not None:
-        first = stock_first(frame, stock, scale)
-    return store_after(cands, scale, voted, floor, *first)
-
-
-def stock_first(frame: Frame, stock: Sequence[Reading], scale: float) -> tuple[dict[Card, Detection], set[int]]:
-    """The stock readings' cards and the blobs they claimed (`recognize.claim`), surest first."""
     best: dict[Card, Detection] = {}
     used: set[int] = set()
     claim(frame, list(stock), scale, used, best)
@@ -353,7 +342,9 @@ def stock_first(frame: Frame, stock: Sequence[Reading], scale: float) -> tuple[d
 
 def store_after(cands: Sequence[Candidate], scale: float, voted: tuple[list[str], np.ndarray, np.ndarray],
                 floor: float | None, first: dict[Card, Detection], used: set[int]) -> list[Detection]:
-    """`named_cards` once the stock readings have claimed theirs (`first`, `used`; not changed)."""
+    """The cards an image's readings name, most supported first, once the stock readings have claimed theirs
+    (`stock_first`: `first`, `used`; not changed): the store's `vote` rows reaching `floor` (None: all), surest
+    first, each claiming its blobs (one blob belongs to one index)."""
     names, conf, dist = voted
     best = dict(first)
     used = set(used)

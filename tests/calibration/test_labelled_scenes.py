@@ -23,8 +23,8 @@ from calibration.cut_choice import CUTS
 from calibration.labelled_scenes import SceneError, fit_scenes, label_image, read_scenes, split_by_name
 from referee.cards import Card
 from referee.vision import render
-from referee.vision.deck_store import (NOT_INDEX, DeckStore, Shot, framed_candidates, named_cards,
-                                      stock_readings)
+from referee.vision.deck_store import (NOT_INDEX, DeckStore, Shot, framed_candidates, stock_first,
+                                      stock_readings, store_after)
 from referee.vision.recognize import recognize
 
 from .conftest import DATA
@@ -129,8 +129,9 @@ def test_the_stock_readers_sure_readings_claim_their_glyphs_before_the_store(ren
     names, confs, dist = [NOT_INDEX] * len(cands), np.zeros(len(cands)), np.full(len(cands), np.inf)
     at = cands.index(cand)
     names[at], confs[at], dist[at] = "2C", 0.999, 0.0
-    alone = [str(d.card) for d in named_cards(frame, cands, scale, (names, confs, dist), [], 0.9)]
-    both = [str(d.card) for d in named_cards(frame, cands, scale, (names, confs, dist), stock, 0.9)]
+    alone = [str(d.card) for d in store_after(cands, scale, (names, confs, dist), 0.9, {}, set())]
+    both = [str(d.card) for d in store_after(cands, scale, (names, confs, dist), 0.9,
+                                             *stock_first(frame, stock, scale))]
     assert alone == ["2C"]
     assert "2C" not in both and str(card) in both and set(both) <= set(scene.cards)
 
