@@ -87,10 +87,54 @@ def ink_maps(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ink.astype(np.uint8), norm, redness
 
 
+LINE_SPAN_MAX = 0.7     # a pip cut free of a line spans at most 0.7 of the merged blob: the line reached beyond
+LINE_CORE_KEEPS = 0.4   # and keeps at least 0.4 of its ink
+LINE_BLOB_AREA_MAX = 1500  # px at working size: a pip and its line, not a patch of table
+LINE_INK_PER_PX = 2.0   # what is cut has at most 2 px of ink per px of its length: a line, not a glyph's stroke
+
+
+def trim_lines(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, min_h: int) -> None:
+    """Cut thin lines (a card's edge, the next card's shadow) off the solid pips they touch.
+
+    A pip merged with a line reads as no suit at all (real Bicycle spades under a card edge). The pip's
+    core survives a 3x3 opening, the line does not: a blob whose core spans at most `LINE_SPAN_MAX` of it
+    keeps its core grown back by a pixel inside the blob, when the cut part is line-thin. Glyph strokes
+    the opening also removes (a 5's bar, a 7's leg) fail these tests and stay. Updates `labels`, `stats`
+    and `cents` in place."""
+    core = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    kept = np.bincount(labels[core.view(bool)], minlength=len(stats))
+    x, y, w, h, area = (stats[:, k] for k in range(5))
+    ext = np.maximum(w, h)
+    # a solid pip keeps much of its ink; with a line its box grows emptier (alone it fills over half of it)
+    maybe = ((kept >= 0.25 * area) & (area >= 20) & (area < 0.5 * w * h) & (area <= LINE_BLOB_AREA_MAX)
+             & (ext * LINE_SPAN_MAX >= min_h))
+    maybe[0] = False
+    grow = np.ones((3, 3), np.uint8)
+    for i in np.nonzero(maybe)[0]:
+        bx, by, bw, bh = int(x[i]), int(y[i]), int(w[i]), int(h[i])
+        mine = labels[by:by + bh, bx:bx + bw] == i
+        mine_core = core[by:by + bh, bx:bx + bw] & mine.view(np.uint8)
+        rows, cols = np.flatnonzero(mine_core.any(1)), np.flatnonzero(mine_core.any(0))
+        span = max(rows[-1] - rows[0], cols[-1] - cols[0]) + 3  # grown back by a pixel each side
+        if span > LINE_SPAN_MAX * ext[i] or span < min_h:
+            continue
+        keep = cv2.dilate(mine_core, grow).view(bool) & mine
+        ys, xs = np.nonzero(keep)
+        if len(xs) < LINE_CORE_KEEPS * area[i]:
+            continue
+        rys, rxs = np.nonzero(mine & ~keep)
+        if len(rxs) > LINE_INK_PER_PX * max(int(np.ptp(rxs)) + 1, int(np.ptp(rys)) + 1):
+            continue
+        labels[by:by + bh, bx:bx + bw][mine & ~keep] = 0
+        stats[i] = (bx + xs.min(), by + ys.min(), np.ptp(xs) + 1, np.ptp(ys) + 1, len(xs))
+        cents[i] = (bx + xs.mean(), by + ys.mean())
+
+
 def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
-    """Connected ink components of glyph size, printed in black or red on light paper."""
+    """Connected ink components of glyph size, printed in black or red on light paper (lines cut off pips)."""
     ink, norm, redness = ink_maps(bgr)
     n, labels, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    trim_lines(ink, labels, stats, cents, min_h)
     sel = ink > 0
     on = labels[sel]
     B, G, R = cv2.split(bgr)
