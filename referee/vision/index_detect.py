@@ -198,7 +198,8 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     """Every plausible (rank, suit) pairing; a "10" is its two digits merged.
 
     Each glyph is tried with its `max_partners` nearest same-colour blobs as the suit, those at least
-    half its size first. A merged group is offered unmerged as well: in a fanned pile the next card's
+    half its size first, none much heavier in ink (a thin glyph, a 7 or a J, with a solid pip no longer
+    than itself up to twice its size: real Bicycle hearts under a 7 weigh 1.6-1.7 times the 7). A merged group is offered unmerged as well: in a fanned pile the next card's
     index stands on the same line as this one's, and the merged pair ("Q8", "JJ") would hide this
     card's own index. The reader decides between them (the surer reading claims the blobs)."""
     blobs = frame.blobs
@@ -208,13 +209,15 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     s = np.array([b.size for b in blobs], np.float32)
     red = np.array([b.is_red for b in blobs])
     ext = np.array([max(b.w, b.h) for b in blobs], np.float32)
+    thin = np.array([b.area < 0.25 * b.w * b.h for b in blobs])  # strokes filling under a quarter of its box
     d = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(-1))
     out: list[Candidate] = []
     seen: set[tuple[tuple[int, ...], int]] = set()
     centre: dict[tuple[int, ...], tuple[float, float]] = {}  # a glyph group's ink centre, shared by its pairings
     for i, a in enumerate(blobs):
         near = np.nonzero((d[i] > 0.45 * ext[i]) & (d[i] < 2.0 * ext[i]) & (red == red[i])
-                          & (s < 1.6 * s[i]) & (s > 0.3 * s[i]) & (ext < 1.5 * ext[i]))[0]
+                          & ((s < 1.6 * s[i]) | (thin[i] & (s < 2.0 * s[i]) & (ext <= ext[i])))
+                          & (s > 0.3 * s[i]) & (ext < 1.5 * ext[i]))[0]
         # the nearest partners, those at least half the glyph's size first: print specks and frame-line
         # pieces beside a rank must not take the places of the suit below it
         order = near[np.argsort(d[i, near])]

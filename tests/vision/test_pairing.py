@@ -48,3 +48,16 @@ def test_a_jokers_monogram_is_offered_alone_both_ways_up_and_digits_are_not() ->
     eights = [b for b in frame.blobs if b.cx > 240 and enclosed_counters(frame, b) == 2]
     assert len(eights) == 2  # the 8s have two counters each: glyphs, not marks
     assert not any(is_mark(c) for c in pair_candidates(frame))
+
+
+def test_a_thin_rank_is_tried_with_a_heavier_solid_pip_below_it() -> None:
+    # a real Bicycle 7 or J is a thin stroke and its heart a solid pip: by ink area the heart is 1.6-2x the
+    # glyph's size, and a size limit made for blobs of like weight never offered it as the 7's suit
+    img = np.full((240, 240, 3), 235, np.uint8)
+    cv2.polylines(img, [np.array([[100, 80], [124, 80], [108, 106]], np.int32)], False, (40, 40, 40), 2)  # a 7
+    cv2.ellipse(img, (112, 128), (13, 12), 0, 0, 360, (40, 40, 40), -1)  # a solid pip under it
+    frame = find_blobs(img)
+    seven = min(frame.blobs, key=lambda b: b.cy)
+    pip = max(frame.blobs, key=lambda b: b.cy)
+    assert 1.6 < pip.size / seven.size < 2.0 and max(pip.w, pip.h) <= max(seven.w, seven.h)
+    assert any(c.rank == (seven,) and c.suit is pip for c in pair_candidates(frame))
