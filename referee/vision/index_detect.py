@@ -201,8 +201,8 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     half its size first, none much heavier in ink (a thin glyph, a 7 or a J, with a solid pip no longer
     than itself up to twice its size: real Bicycle hearts under a 7 weigh 1.6-1.7 times the 7). A merged
     group is offered unmerged as well: in a fanned pile the next card's index stands on the same line as
-    this one's, and the merged pair ("Q8", "JJ") would hide this
-    card's own index. The reader decides between them (the surer reading claims the blobs)."""
+    this one's, and the merged pair ("Q8", "JJ") would hide this card's own index. The reader decides
+    between them (the surer reading claims the blobs)."""
     blobs = frame.blobs
     if not blobs:
         return []
