@@ -74,17 +74,19 @@ def _turned(img: np.ndarray, angle: float) -> np.ndarray:
 def _serif_three_or_five(rank: str, angle: float, ink: tuple[int, int, int] = (60, 60, 200)) -> np.ndarray:
     """A corner index (rank over a heart) drawn with strokes in `ink` (BGR), rotated by `angle`: "3" as on
     Bicycle cards (flat top bar with a short left serif, a diagonal down to a waist left of centre, a
-    round lower bowl) or a plain "5"."""
+    round lower bowl), a plain "5", or "bowl": a 5's bowl alone, glyph-tall."""
     img = np.full((200, 200, 3), 240, np.uint8)
     if rank == "3":
         cv2.line(img, (80, 45), (116, 45), ink, 4)
         cv2.line(img, (80, 45), (80, 64), ink, 4)  # the serif: ends just above the waist
         cv2.line(img, (116, 45), (90, 70), ink, 4)
         cv2.ellipse(img, (98, 88), (18, 17), 0, -120, 150, ink, 4)
-    else:
+    elif rank == "5":
         cv2.line(img, (84, 45), (116, 45), ink, 4)
         cv2.line(img, (84, 45), (82, 72), ink, 4)
         cv2.ellipse(img, (98, 87), (18, 17), 0, -150, 150, ink, 4)
+    else:  # a 5's bowl alone: its top stroke lost to damage (rendered 5s read so were named 3)
+        cv2.ellipse(img, (98, 70), (18, 26), 0, -150, 150, ink, 4)
     glyphs.draw_suit(img, "H", (98.0, 130.0), 26.0, ink)
     return _turned(img, angle)
 
@@ -132,6 +134,15 @@ def test_a_serifed_flat_three_read_as_five_is_a_three(angle: float) -> None:
     assert all(consistency.five_is_three(frame, c) for c in pair_candidates(frame))
     frame = find_blobs(_serif_three_or_five("5", angle))
     assert not any(consistency.five_is_three(frame, c) for c in pair_candidates(frame))
+
+
+@pytest.mark.parametrize("angle", [0, 90, 200, 37])
+def test_a_fives_bowl_alone_read_as_five_is_not_a_three(angle: float) -> None:
+    # a ")" has no 5's left stroke and reaches right 20-35% down, as a 3 does, but has no 3's waist
+    frame = find_blobs(_serif_three_or_five("bowl", angle))
+    bowls = pair_candidates(frame)
+    assert bowls, "the drawn bowl should make a candidate"
+    assert not any(consistency.five_is_three(frame, c) for c in bowls)
 
 
 class _DoubtingReader:
