@@ -248,11 +248,13 @@ def right_waist(p: np.ndarray, top: float = 0.2, bottom: float = 0.65) -> float:
         return 0.0
     x0, y0, w, h = box
     ink = p[y0:y0 + h, x0:x0 + w] > INK
-    right = np.where(ink.any(1), w - 1 - ink[:, ::-1].argmax(1), -1).astype(np.float64)
+    inked = ink.any(1)
+    right = np.where(inked, w - 1 - ink[:, ::-1].argmax(1), -1)
     above = np.maximum.accumulate(right)
     below = np.maximum.accumulate(right[::-1])[::-1]
+    dip = np.where(inked, np.minimum(above, below) - right, 0)  # a row with no ink (a broken glyph) is no dip
     rows = slice(int(top * h), max(int(top * h) + 1, int(bottom * h)))
-    return float((np.minimum(above, below) - right)[rows].max()) / w
+    return float(dip[rows].max()) / w
 
 
 def counter_heights(p: np.ndarray, min_area: int = 4) -> list[float]:

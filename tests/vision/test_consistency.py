@@ -389,3 +389,13 @@ def test_recognize_lets_a_clubs_lobes_settle_a_doubt_with_spades(suit: str, name
     found = recognize(_seven_over_black_pip(suit, 20), model=_DoubtingReader("C", "S"))
     assert [str(d.card) for d in found] == named
     assert all(d.confidence == pytest.approx(0.99) for d in found)
+
+
+def test_a_broken_glyphs_empty_rows_are_not_a_threes_waist() -> None:
+    # two parts with paper rows between them (a glyph broken by damage) have no right edge there, not a dip
+    p = np.zeros((40, 40), np.uint8)
+    p[4:14, 8:32] = 255
+    p[20:36, 8:32] = 255
+    assert consistency.right_waist(p) == 0.0
+    p[14:20, 8:14] = 255  # joined at the left: now the right edge dips in between them
+    assert consistency.right_waist(p) > consistency.THREE_WAIST_MIN
