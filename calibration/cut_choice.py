@@ -16,9 +16,9 @@ from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
+from referee.cards import Card
 from referee.vision.deck_store import DeckStore, framed_candidates, mark_rows, stock_first, stock_readings, store_after
 from referee.vision.index_detect import Candidate, Frame
-from referee.cards import Card
 from referee.vision.recognize import Detection, Reading
 
 CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
