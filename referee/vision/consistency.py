@@ -164,6 +164,12 @@ SPADE_TIP_MAX = 0.35  # a spade's ink 10% below its top spans under 35% of its w
 CLUB_DENT_MAX = 0.045  # and no dent in its upper 60% is 4.5% of its height deep (a printed spade's sides curve in
 #                       4-5% below its point) and no dent on both sides reaches SPADE_GAPS_MAX: no gaps between lobes
 SPADE_GAPS_MAX = 0.04
+STEM_NECK_MAX = 0.2  # a pip drawn sharply enough to show its stem: a row 65-95% down spans under 20% of its width
+SHARP_SPADE_DENT_MAX = 0.06  # such a pip is a spade with sides curving in up to 6% (no dent that deep in its upper 60%)
+SHARP_SPADE_GAPS_MAX = 0.055  # and under 5.5% on both sides. Rendered validation (seeds 778 / 779, pips with a neck
+# and their rank read right): spades' deepest dent median 0.049 / 0.046, both sides 0.035 / 0.034, so the limits above
+# refuse over half of them; the nearest narrow-topped club with a neck: 0.061 deep, 0.060 both sides. Blurred pips
+# (median neck 0.48: most rendered ones) keep the stricter limits: a club's lobes melt into a spade-like blob
 CLUB_GAPS_MIN = 0.10  # a club has a gap over 10% of its height deep between its top lobe and each side lobe
 CLUB_TOP_MIN = 0.30  # and its top lobe's ink 10% below its top spans over 30% of its width
 DIAMOND_TIP_MAX = 0.40  # a diamond's ink 10% below its top spans under 40% of its width: a point, not a heart's lobes
@@ -392,11 +398,32 @@ def spade_outline(p: np.ndarray) -> bool:
     """A drawn pip with a spade's point and no gaps between lobes: its top narrow, no dent in its upper 60% as
     deep as `CLUB_DENT_MAX`, and not a dent of `SPADE_GAPS_MAX` on both sides (a club's, however shallow).
     Printed spades' sides curve in 4-5% of their height below the point, mostly on one side more than the
-    other; rendered clubs with gaps that shallow have them on both sides."""
+    other; rendered clubs with gaps that shallow have them on both sides. A pip sharp enough to show its stem's
+    neck may curve in further (SHARP_SPADE_*): a blurred club's lobes melt, its stem with them."""
     if width_near_top(p) >= SPADE_TIP_MAX:
         return False
     dents = _upper_dents(p, 0.6)
-    return max((d for d, _ in dents), default=0.0) < CLUB_DENT_MAX and _both_sides(dents) < SPADE_GAPS_MAX
+    deepest, both = max((d for d, _ in dents), default=0.0), _both_sides(dents)
+    if deepest < CLUB_DENT_MAX and both < SPADE_GAPS_MAX:
+        return True
+    return deepest < SHARP_SPADE_DENT_MAX and both < SHARP_SPADE_GAPS_MAX and stem_neck(p) < STEM_NECK_MAX
+
+
+def stem_neck(p: np.ndarray, top: float = 0.65, bottom: float = 0.95) -> float:
+    """The narrowest ink row between `top` and `bottom` of the pip's height with a row at least as wide below it, as
+    a fraction of the pip's width: a stem drawn sharply is a narrow neck above its foot (0.1-0.3); a blurred pip's
+    bottom is a blob (0.4 and over); a pip narrowing to a point has no row below as wide (1.0, no neck)."""
+    box = _ink_box(p)
+    if box is None:
+        return 1.0
+    x0, y0, w, h = box
+    ink = p[y0 + int(top * h):y0 + h, x0:x0 + w] > INK
+    ink = ink[ink.any(1)]  # rows without ink are no neck (a pip is one blob; a gap is damage)
+    widths = (w - ink[:, ::-1].argmax(1)) - ink.argmax(1)
+    band = int(bottom * h) - int(top * h)
+    below = np.maximum.accumulate(widths[::-1])[::-1]  # the widest row from each row down
+    necks = [widths[j] for j in range(min(band, len(widths) - 1)) if below[j + 1] >= widths[j]]
+    return float(min(necks)) / float(w) if necks else 1.0
 
 
 def _box(blob: Blob, ux: float, uy: float) -> tuple[float, float, float, float]:

@@ -262,6 +262,36 @@ def test_a_spade_whose_side_curves_in_is_a_spade_and_one_dented_on_both_sides_is
     assert not consistency.spade_outline(both_sides)
 
 
+def _stemmed_point(bend: float, neck: bool = True) -> np.ndarray:
+    """A drawn spade, 40 px: a point on top, both sides bent in by `bend` px (of 40) a third of the way down, two
+    lobes at the bottom and a stem with a foot, or (`neck` False) a stem melted into the lobes, as blur leaves it."""
+    p = np.zeros((160, 160), np.uint8)
+    side = 17 * 10 / 28
+    poly = [[80, 8], [round((20 + side - bend) * 4), 48], [150, 100], [80, 112], [10, 100],
+            [round((20 - side + bend) * 4), 48]]
+    cv2.fillPoly(p, [np.array(poly, np.int32)], 255)
+    for cx in (50, 110):
+        cv2.circle(p, (cx, 100), 30, 255, -1)
+    stem = [[72, 110], [88, 110], [88, 130], [104, 150], [56, 150], [72, 130]] if neck else \
+        [[40, 110], [120, 110], [104, 150], [56, 150]]
+    cv2.fillPoly(p, [np.array(stem, np.int32)], 255)
+    return cv2.resize(p, (40, 40), interpolation=cv2.INTER_AREA)
+
+
+def test_a_spade_drawn_sharply_may_curve_in_further_than_a_blurred_one() -> None:
+    # a printed spade's sides curve in 4-6% of its height on both sides (Bicycle's): with its stem's neck drawn
+    # sharply it is a spade; where blur has melted the neck it could be a club whose lobes ran together
+    sharp, melted = _stemmed_point(0.5), _stemmed_point(0.5, neck=False)
+    for p in (sharp, melted):  # the same outline above: past the blurred pip's limits, within the sharp one's
+        assert consistency.lobe_gaps(p) >= consistency.SPADE_GAPS_MAX
+        assert consistency.deepest_upper_dent(p) < consistency.SHARP_SPADE_DENT_MAX
+        assert consistency.lobe_gaps(p) < consistency.SHARP_SPADE_GAPS_MAX
+    assert consistency.stem_neck(sharp) < consistency.STEM_NECK_MAX and consistency.spade_outline(sharp)
+    assert consistency.stem_neck(melted) > consistency.STEM_NECK_MAX and not consistency.spade_outline(melted)
+    # a pip narrowing to a point at its bottom has no stem, however sharp
+    assert consistency.stem_neck(_point(1.2, 1.2)) > consistency.STEM_NECK_MAX
+
+
 @pytest.mark.parametrize("read, doubt, suit, named", [("S", "C", "S", ["7S"]), ("S", "C", "C", []),
                                                       ("H", "D", "H", ["7H"]), ("H", "D", "D", []),
                                                       ("D", "H", "D", ["7D"]), ("D", "H", "H", [])])
