@@ -73,8 +73,8 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     is not a Q, 9 or 8; a spade with a point and no dents between lobes is not a club, nor a club with a gap
     each side of its top lobe a spade; a diamond (a point, no notch) or a heart (two lobes and a notch) is not
     the other red suit. The readers' probability of the read rank or suit and its doubts becomes that part's
-    probability; the shape never renames a 6, 7 or 8, a 10 or a suit. Rows that could not reach `min_conf` even so are not looked at (when
-    None, all are)."""
+    probability; the shape never renames a 6, 7 or 8, a 10 or a suit. Rows that could not reach `min_conf` even
+    so are not looked at (when None, all are)."""
     rows = np.arange(len(r))
     rank_p, suit_p = pr[rows, r].copy(), ps[rows, s].copy()
     either_suit = suit_p + ps[rows, SUIT_DOUBT[s]]
