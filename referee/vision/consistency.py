@@ -197,6 +197,17 @@ def _ink_box(p: np.ndarray) -> tuple[int, int, int, int] | None:
     return int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
 
 
+def _row_extents(p: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(width, height, whether each row has ink, its leftmost and rightmost ink column) over the patch's ink box,
+    columns counted from the box's left; None for a blank patch. The edge tests read the glyph's outline so."""
+    box = _ink_box(p)
+    if box is None:
+        return None
+    x0, y0, w, h = box
+    ink = p[y0:y0 + h, x0:x0 + w] > INK
+    return w, h, ink.any(1), ink.argmax(1), w - 1 - ink[:, ::-1].argmax(1)
+
+
 def band_rows(p: np.ndarray, top: float, bottom: float, left: float, right: float) -> float:
     """Fraction of glyph rows between `top` and `bottom` of its height with ink between `left` and `right` of its width."""
     box = _ink_box(p)
@@ -249,18 +260,16 @@ def right_waist(p: np.ndarray, top: float = 0.2, bottom: float = 0.65) -> float:
     """How deep (fraction of the glyph's width) its right edge dips in between a reach above and a reach below,
     deepest among rows `top` to `bottom` of its height: a 3's cusp between its two strokes; a lone bowl's ")"
     has one bulge and no dip."""
-    box = _ink_box(p)
-    if box is None:
+    rows = _row_extents(p)
+    if rows is None:
         return 0.0
-    x0, y0, w, h = box
-    ink = p[y0:y0 + h, x0:x0 + w] > INK
-    inked = ink.any(1)
-    right = np.where(inked, w - 1 - ink[:, ::-1].argmax(1), -1)
+    w, h, inked, _, right = rows
+    right = np.where(inked, right, -1)
     above = np.maximum.accumulate(right)
     below = np.maximum.accumulate(right[::-1])[::-1]
     dip = np.where(inked, np.minimum(above, below) - right, 0)  # a row with no ink (a broken glyph) is no dip
-    rows = slice(int(top * h), max(int(top * h) + 1, int(bottom * h)))
-    return float(dip[rows].max()) / w
+    band = slice(int(top * h), max(int(top * h) + 1, int(bottom * h)))
+    return float(dip[band].max()) / w
 
 
 def counter_heights(p: np.ndarray, min_area: int = 4) -> list[float]:
@@ -419,13 +428,13 @@ def stem_neck(p: np.ndarray, top: float = 0.65, bottom: float = 0.95) -> float:
     """The narrowest ink row between `top` and `bottom` of the pip's height with a row at least as wide below it, as
     a fraction of the pip's width: a stem drawn sharply is a narrow neck above its foot (0.1-0.3); a blurred pip's
     bottom is a blob (0.4 and over); a pip narrowing to a point has no row below as wide (1.0, no neck)."""
-    box = _ink_box(p)
-    if box is None:
+    rows = _row_extents(p)
+    if rows is None:
         return 1.0
-    x0, y0, w, h = box
-    ink = p[y0 + int(top * h):y0 + h, x0:x0 + w] > INK
-    ink = ink[ink.any(1)]  # rows without ink are no neck (a pip is one blob; a gap is damage)
-    widths = (w - ink[:, ::-1].argmax(1)) - ink.argmax(1)
+    w, h, inked, left, right = rows
+    lower = slice(int(top * h), h)
+    # rows without ink are no neck (a pip is one blob; a gap is damage)
+    widths = (right - left + 1)[lower][inked[lower]]
     band = int(bottom * h) - int(top * h)
     below = np.maximum.accumulate(widths[::-1])[::-1]  # the widest row from each row down
     necks = [widths[j] for j in range(min(band, len(widths) - 1)) if below[j + 1] >= widths[j]]

@@ -23,7 +23,6 @@ CNN_MIN_CONFIDENCE = 0.97
 # rendered validation): lowest cut-off with precision >= 0.995 on each (0.9972 / 0.9972 there; 0.95: 0.9902 /
 # 0.9954). The model before it kept 0.98: 0.9955 at 0.97 on this set but 0.9938 on the draw before the drawn 3s.
 MLP_MIN_CONFIDENCE = 0.97
-MIN_CONFIDENCE = 0.97
 # The default agreeing pair's cut: tools/calibrate_confidence.py --scenes 1600 (hard photo-like rendered validation),
 # seeds 778 and 779, with the finer "5" and red-ink checks, the 3-or-5, 6-or-8, 10-by-its-bar, spade-or-club (both
 # ways) and heart-or-diamond shape settles, merged glyphs also offered unmerged and suit partners at least half a
@@ -36,6 +35,7 @@ MIN_CONFIDENCE = 0.97
 # as 3 or 6): 778 and 779 overstate the rendered precision. Kept at 0.97, where real photographs (measured, never
 # chosen on) give 0.998. With the sharp spade's curved sides and the 7-without-a-waist settle (session 14): 778 /
 # 779 0.9954 / 0.9961 (1517 / 1543 named), 780 / 781 0.9917 / 0.9902 (1573 / 1525), the same wrong names.
+MIN_CONFIDENCE = 0.97
 THREE, FIVE, SIX, SEVEN, EIGHT, TEN = (RANK_CLASSES.index(r) for r in ("3", "5", "6", "7", "8", "10"))
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is
 _PARTNER = {"S": "C", "C": "S", "H": "D", "D": "H"}  # the suit each is doubted against; its shape settles it
