@@ -14,6 +14,7 @@ from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
 from .consistency import (fine_rank, five_is_three, plausible, seven_not_three, six_not_five, six_or_eight,
                           suit_shaped, ten_shaped)
+from .corner_pairs import PAIR_FLOOR, Corner, back_pairs
 from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
 
 # The CNN alternative's cut from the earlier validation set (0.9980 there). On today's set (800, seed 778, with set
@@ -34,7 +35,9 @@ MLP_MIN_CONFIDENCE = 0.97
 # 0.9960 / 0.9917; the wrong names are mostly spade/club swaps of blurred pips, and partly covered 8s and 5s read
 # as 3 or 6): 778 and 779 overstate the rendered precision. Kept at 0.97, where real photographs (measured, never
 # chosen on) give 0.998. With the sharp spade's curved sides and the 7-without-a-waist settle (session 14): 778 /
-# 779 0.9954 / 0.9961 (1517 / 1543 named), 780 / 781 0.9917 / 0.9902 (1573 / 1525), the same wrong names.
+# 779 0.9954 / 0.9961 (1517 / 1543 named), 780 / 781 0.9917 / 0.9902 (1573 / 1525), the same wrong names. With
+# a card's two corners backing its rank (corner_pairs, session 15): 0.9954 / 0.9961 / 0.9918 / 0.9902 on 778-781
+# (1529 / 1551 / 1583 / 1534 named), no wrong name added; backing the whole reading instead added 2-6 a seed.
 MIN_CONFIDENCE = 0.97
 THREE, FIVE, SIX, SEVEN, EIGHT, TEN = (RANK_CLASSES.index(r) for r in ("3", "5", "6", "7", "8", "10"))
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is
@@ -132,23 +135,27 @@ Reading = tuple[float, Card, Candidate]   # (confidence, card, the candidate rea
 def read_rows(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: np.ndarray,
               min_conf: float | None) -> list[Reading]:
     """Each candidate's reading (its best rank, and suit unless a Joker, as the shape settles them) that
-    reaches `min_conf` (None: every reading of an index), most confident first."""
-    named: list[Reading] = []
+    reaches `min_conf` (None: every reading of an index), alone or with its card's other corner read the
+    same (`corner_pairs`), most confident first."""
+    read: list[Corner] = []
     if len(cands):
         # each row's best rank (and suit, unless a Joker) at once; only rows that can be named become cards
+        floor = None if min_conf is None else min(min_conf, PAIR_FLOOR)  # a corner may reach the cut paired
         r = pr.argmax(1)
         s = ps[:, :4].argmax(1)
         joker = r == JOKER_RANK
-        rank_p, suit_p = _settle_by_shape(frame, cands, pr, ps, r, s, min_conf)
-        confs = np.where(joker, rank_p, rank_p * suit_p)
+        rank_p, suit_p = _settle_by_shape(frame, cands, pr, ps, r, s, floor)
+        suit_p = np.where(joker, 1.0, suit_p)
+        confs = rank_p * suit_p
         keep = r != NOT_AN_INDEX
-        if min_conf is not None:
-            keep &= confs >= min_conf
+        if floor is not None:
+            keep &= confs >= floor
         for i in np.nonzero(keep)[0]:
             card = Card(JOKER) if joker[i] else Card(RANK_CLASSES[r[i]], SUIT_CLASSES[s[i]])
-            named.append((float(confs[i]), card, cands[i]))
-    named.sort(key=lambda t: -t[0])
-    return named
+            read.append(Corner(float(confs[i]), card, cands[i], float(rank_p[i]), float(suit_p[i])))
+    read.sort(key=lambda t: -t.conf)
+    named = back_pairs(read, lambda cd, card: plausible(frame, cd, card.rank, card.suit))
+    return named if min_conf is None else [t for t in named if t[0] >= min_conf]
 
 
 def claim(frame: Frame, named: list[Reading], scale: float, used: set[int] | None = None,
