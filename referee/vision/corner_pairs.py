@@ -8,7 +8,7 @@ of its own blobs, the rank is wrong only if both readers are (1 - (1 - r1)(1 - r
 gains nothing: its pips are blurred alike, and a blurred spade read as a club at one corner is read so
 at the other (rendered validation, tools/calibrate_confidence.py, seeds 778-781: ten of the twelve
 wrong names that pairs of corners made when they backed the whole reading were spade/club swaps; backing
-the rank alone, times the weaker corner's suit probability, named 10-12 more cards on each seed and no
+the rank alone, times the weaker corner's suit probability, named 8-12 more cards on each seed and no
 wrong one). The cut-off stays the single readings' one.
 
 Pure geometry and arithmetic on the readings; the shape checks stay in `consistency`.
