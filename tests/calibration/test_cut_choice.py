@@ -60,3 +60,10 @@ def test_a_stock_reader_the_deck_fools_is_left_out() -> None:
     looks = [_Look("KS", 0.99), _Look("QH", 0.99, stock=0.995, stock_card="QD"), _Look("9D", 0.99)]
     chosen = choose_cuts(looks)
     assert chosen.stock_cut is None and chosen.precision == 1.0 and chosen.recall == 1.0
+
+
+def test_a_deck_the_stock_reader_reads_well_lowers_its_cut() -> None:
+    # the stock reader is right at 0.96 on this deck's photos: its cut comes down to name those cards too
+    looks = [_Look("KS", 0.99), _Look("QH", 0.3, stock=0.96), _Look("9D", 0.3, stock=0.96), _Look("AC", 0.99)]
+    chosen = choose_cuts(looks)
+    assert chosen.stock_cut == 0.95 and chosen.recall == 1.0 and chosen.precision == 1.0
