@@ -421,12 +421,19 @@ class _Index:
         else:
             q = (e - self.mean) @ self.basis
             keep = np.arange(len(e))
+            cols = np.arange(self.gate[0].shape[1])   # the card rows a bound still has to look at
+            bound = 2.0 * radius + 2e-3   # + float16 rows off unit length
             for ranker in self.gate:
                 qg = q[keep, :ranker.shape[0] - 1]
-                lo = _with_one(qg) @ ranker
-                keep = keep[lo.min(axis=1, initial=np.inf) + (qg ** 2).sum(axis=1) <= 2.0 * radius + 2e-3]   # + float16 rows off unit length
+                sq = (qg ** 2).sum(axis=1)
+                lo = _with_one(qg) @ (ranker if len(cols) == ranker.shape[1] else ranker[:, cols])
+                ok = lo.min(axis=1, initial=np.inf) + sq <= bound
+                keep = keep[ok]
                 if not len(keep):
                     break
+                # a card row beyond the bound in the first dimensions is beyond it in all: the next bound
+                # reads only the columns a kept row came near (a tenth of its time; 1e-3 for rounding)
+                cols = cols[((lo[ok] + sq[ok, None]) <= bound + 1e-3).any(axis=0)]
             ds = _with_one(q[keep, :self.search_t.shape[0] - 1]) @ self.search_t
             short = _smallest(ds, min(SHORTLIST, ds.shape[1]))
             d = 1.0 - np.einsum("ij,ikj->ik", e[keep], self.rows[short].astype(np.float32))

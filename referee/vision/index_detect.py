@@ -264,11 +264,12 @@ MARK_MIN_EXTENT = 12  # px at working size: smaller blobs' counters are print sp
 def enclosed_paper(ink: np.ndarray, min_area: int = 2) -> list[float]:
     """Centre rows (in `ink`'s pixels) of the regions of paper a boolean ink mask encloses, 4-connected and at
     least `min_area` px: a glyph's counters."""
-    paper = np.pad(~ink, 1, constant_values=True).astype(np.uint8)  # the border joins all outside paper
-    n, labels, stats, centres = cv2.connectedComponentsWithStats(paper, connectivity=4)
-    outside = labels[0, 0]
-    return [float(centres[k][1] - 1) for k in range(1, n)
-            if k != outside and stats[k, cv2.CC_STAT_AREA] >= min_area]
+    # the border joins all outside paper (copyMakeBorder: a quarter of np.pad's time on these small masks)
+    paper = cv2.copyMakeBorder((~ink).view(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=1)
+    _, labels, stats, centres = cv2.connectedComponentsWithStats(paper, connectivity=4)
+    counter = stats[:, cv2.CC_STAT_AREA] >= min_area
+    counter[0] = counter[labels[0, 0]] = False   # ink, and the paper outside
+    return (centres[counter, 1] - 1.0).tolist()
 
 
 def enclosed_counters(frame: Frame, blob: Blob) -> int:
