@@ -264,7 +264,7 @@ MARK_MIN_EXTENT = 12  # px at working size: smaller blobs' counters are print sp
 def enclosed_paper(ink: np.ndarray, min_area: int = 2) -> list[float]:
     """Centre rows (in `ink`'s pixels) of the regions of paper a boolean ink mask encloses, 4-connected and at
     least `min_area` px: a glyph's counters."""
-    # the border joins all outside paper (copyMakeBorder: a quarter of np.pad's time on these small masks)
+    # the border joins all outside paper (copyMakeBorder and no Python loop: about 8 us less a call than np.pad)
     paper = cv2.copyMakeBorder((~ink).view(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=1)
     _, labels, stats, centres = cv2.connectedComponentsWithStats(paper, connectivity=4)
     counter = stats[:, cv2.CC_STAT_AREA] >= min_area
