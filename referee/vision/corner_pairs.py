@@ -30,6 +30,8 @@ SCALE_RATIO_MAX = 1.25    # the same index size: rank-to-suit distances within a
 DOWN_MIN, ACROSS_MIN = 1.5, 0.8
 DOWN_PER_ACROSS = (1.0, 2.5)
 
+Reading = tuple[float, Card, Candidate]   # (confidence, card, the candidate read as it)
+
 
 class Corner(NamedTuple):
     """One candidate's reading with its parts: the rank's and the suit's probability (1.0 for a Joker's)."""
@@ -77,7 +79,7 @@ def paired_confidence(a: Corner, b: Corner) -> float:
 
 
 def back_pairs(readings: Sequence[Corner], plausible: Callable[[Candidate, Card], bool]
-               ) -> list[tuple[float, Card, Candidate]]:
+               ) -> list[Reading]:
     """(confidence, card, candidate) for each reading (given most confident first), a reading whose card's other
     corner reads the same name taking the pair's confidence where that is higher (`paired_confidence`, the best
     partner). A corner takes part only when its reading is at least `PAIR_FLOOR`, passes `plausible`, and no

@@ -14,7 +14,7 @@ from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
 from .consistency import (fine_rank, five_is_three, plausible, seven_not_three, six_not_five, six_or_eight,
                           suit_shaped, ten_shaped)
-from .corner_pairs import PAIR_FLOOR, Corner, back_pairs
+from .corner_pairs import PAIR_FLOOR, Corner, Reading, back_pairs
 from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
 
 # The CNN alternative's cut from the earlier validation set (0.9980 there). On today's set (800, seed 778, with set
@@ -127,9 +127,6 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
     frame, cands, pr, ps = score_frame(small, model)
     named = read_rows(frame, cands, pr, ps, None if include_unsure else min_conf)
     return sorted(claim(frame, named, scale).values(), key=lambda d: -d.confidence)
-
-
-Reading = tuple[float, Card, Candidate]   # (confidence, card, the candidate read as it)
 
 
 def read_rows(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: np.ndarray,
