@@ -130,11 +130,94 @@ def trim_lines(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np
         cents[i] = (bx + xs.mean(), by + ys.mean())
 
 
+THIN_INK_PER_PX = 1.3    # a hairline has at most 1.3 px of ink per px of its length (a glyph's thin bar has more)
+THIN_STRAIGHT_SD = 0.7   # px: a straight piece's ink lies within this spread across its own axis
+THIN_CURVED_SPAN = 1.3   # a piece that is not straight is cut only when it reaches 1.3 times the glyph's core
+THIN_POKES_OUT = 2       # px a piece must reach out of the core's box: inside it, it is the glyph's own stroke
+THIN_KEEPS = 0.5         # the glyph left must keep half the blob's ink
+THIN_KEPT_STRAIGHT_SD = 1.2  # and not be a line itself (a 10's "1", a hairline cut from a hairline)
+_SQUARE2 = np.ones((2, 2), np.uint8)
+_SQUARE3 = np.ones((3, 3), np.uint8)
+
+
+def _axis_spread(xs: np.ndarray, ys: np.ndarray) -> float:
+    """The standard deviation of points across their own main axis (px): about 0.3 for a one-pixel line."""
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    pts -= pts.mean(0)
+    return math.sqrt(max(float(np.linalg.eigvalsh(pts.T @ pts / len(pts))[0]), 0.0))
+
+
+def trim_thin_lines(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, min_h: int, max_h: int) -> None:
+    """Cut hairlines (a covering card's printed edge, its rounded corner) off the glyphs they touch.
+
+    A rank glyph merged with the next card's edge line reads as another rank or as nothing (real Bicycle "5"s
+    read as K or Q). The glyph's strokes survive a 2x2 opening, a one-pixel line does not; what the opening
+    removes (less the pixel the core grows back) is cut where it is a hairline: at least `min_h` long, about a
+    pixel wide, reaching out of the glyph's core, and straight (or, curved, longer than the core). Blobs that
+    are lines themselves and glyph strokes inside the core's box stay. Updates `labels`, `stats` and `cents`
+    in place; a cut blob keeps its largest remaining piece."""
+    ink = (labels > 0).view(np.uint8)
+    core = cv2.morphologyEx(cv2.copyMakeBorder(ink, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0), cv2.MORPH_OPEN,
+                            _SQUARE2)[1:-1, 1:-1]
+    # an opening never joins two 8-connected components, so the whole-image core is each blob's own
+    thin = ink & ~cv2.dilate(core, _SQUARE3)
+    n, pieces, pstats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(thin, 8, cv2.CV_32S, cv2.CCL_BBDT)
+    span = np.maximum(pstats[:, 2], pstats[:, 3])
+    hair = (span >= min_h) & (pstats[:, 4] <= THIN_INK_PER_PX * span)
+    hair[0] = False
+    if not hair.any():
+        return
+    x, y, w, h, area = (stats[:, k] for k in range(5))
+    ext = np.maximum(w, h)
+    glyph_sized = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= LINE_BLOB_AREA_MAX)
+    owners: dict[int, list[int]] = {}
+    for j in np.nonzero(hair)[0]:
+        px, py = int(pstats[j, 0]), int(pstats[j, 1])
+        sub = pieces[py:py + pstats[j, 3], px:px + pstats[j, 2]] == j
+        r, c = np.argwhere(sub)[0]
+        owner = int(labels[py + r, px + c])
+        if glyph_sized[owner]:
+            owners.setdefault(owner, []).append(int(j))
+    for i, js in owners.items():
+        bx, by, bw, bh = int(x[i]), int(y[i]), int(w[i]), int(h[i])
+        mine = labels[by:by + bh, bx:bx + bw] == i
+        core_rows, core_cols = np.nonzero(core[by:by + bh, bx:bx + bw].view(bool) & mine)
+        if not len(core_rows):
+            continue
+        r0, r1, c0, c1 = core_rows.min(), core_rows.max(), core_cols.min(), core_cols.max()
+        core_span = max(r1 - r0, c1 - c0) + 1
+        cut = np.zeros(mine.shape, bool)
+        for j in js:
+            ys, xs = np.nonzero(pieces[by:by + bh, bx:bx + bw] == j)
+            pokes = max(c0 - xs.min(), xs.max() - c1, r0 - ys.min(), ys.max() - r1)
+            if pokes >= THIN_POKES_OUT and (_axis_spread(xs, ys) <= THIN_STRAIGHT_SD
+                                             or span[j] >= THIN_CURVED_SPAN * core_span):
+                cut[ys, xs] = True
+        if not cut.any():
+            continue
+        m, rest, rstats, _ = cv2.connectedComponentsWithStats((mine & ~cut).view(np.uint8), connectivity=8)
+        if m < 2:
+            continue
+        big = 1 + int(np.argmax(rstats[1:, 4]))
+        if rstats[big, 4] < THIN_KEEPS * area[i] or max(rstats[big, 2], rstats[big, 3]) < min_h:
+            continue
+        ky, kx = np.nonzero(rest == big)
+        if _axis_spread(kx, ky) <= THIN_KEPT_STRAIGHT_SD:
+            continue
+        labels[by:by + bh, bx:bx + bw][mine & (rest != big)] = 0
+        stats[i] = (bx + kx.min(), by + ky.min(), np.ptp(kx) + 1, np.ptp(ky) + 1, len(kx))
+        cents[i] = (bx + kx.mean(), by + ky.mean())
+
+
 def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
-    """Connected ink components of glyph size, printed in black or red on light paper (lines cut off pips)."""
+    """Connected ink components of glyph size, printed in black or red on light paper (lines cut off pips
+    and glyphs)."""
     ink, norm, redness = ink_maps(bgr)
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    # BBDT: the same labels and stats as the default algorithm (checked on all 1016 real photographs) at
+    # about half its time here (0.5 ms against 0.9 ms on a 384 px image)
+    n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(ink, 8, cv2.CV_32S, cv2.CCL_BBDT)
     trim_lines(ink, labels, stats, cents, min_h)
+    trim_thin_lines(labels, stats, cents, min_h, max_h)
     sel = ink > 0
     on = labels[sel]
     B, G, R = cv2.split(bgr)
