@@ -130,6 +130,7 @@ def trim_lines(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np
         cents[i] = (bx + xs.mean(), by + ys.mean())
 
 
+THIN_MIN_SPAN = 5        # px at working size: shorter pieces are a glyph's serifs and corners
 THIN_INK_PER_PX = 1.3    # a hairline has at most 1.3 px of ink per px of its length (a glyph's thin bar has more)
 THIN_STRAIGHT_SD = 0.7   # px: a straight piece's ink lies within this spread across its own axis
 THIN_CURVED_SPAN = 1.3   # a piece that is not straight is cut only when it reaches 1.3 times the glyph's core
@@ -152,18 +153,18 @@ def trim_thin_lines(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, mi
 
     A rank glyph merged with the next card's edge line reads as another rank or as nothing (real Bicycle "5"s
     read as K or Q). The glyph's strokes survive a 2x2 opening, a one-pixel line does not; what the opening
-    removes (less the pixel the core grows back) is cut where it is a hairline: at least `min_h` long, about a
-    pixel wide, reaching out of the glyph's core, and straight (or, curved, longer than the core). Blobs that
+    removes (less the pixel the core grows back) is cut where it is a hairline: at least `THIN_MIN_SPAN` long,
+    about a pixel wide, reaching out of the glyph's core, and straight (or, curved, longer than the core). Blobs that
     are lines themselves and glyph strokes inside the core's box stay. Updates `labels`, `stats` and `cents`
     in place; a cut blob keeps its largest remaining piece."""
     ink = (labels > 0).view(np.uint8)
     core = cv2.morphologyEx(cv2.copyMakeBorder(ink, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0), cv2.MORPH_OPEN,
                             _SQUARE2)[1:-1, 1:-1]
     # an opening never joins two 8-connected components, so the whole-image core is each blob's own
-    thin = ink & ~cv2.dilate(core, _SQUARE3)
+    thin = cv2.subtract(ink, cv2.dilate(core, _SQUARE3))
     n, pieces, pstats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(thin, 8, cv2.CV_32S, cv2.CCL_BBDT)
     span = np.maximum(pstats[:, 2], pstats[:, 3])
-    hair = (span >= min_h) & (pstats[:, 4] <= THIN_INK_PER_PX * span)
+    hair = (span >= THIN_MIN_SPAN) & (pstats[:, 4] <= THIN_INK_PER_PX * span)
     hair[0] = False
     if not hair.any():
         return
@@ -171,25 +172,24 @@ def trim_thin_lines(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, mi
     ext = np.maximum(w, h)
     glyph_sized = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= LINE_BLOB_AREA_MAX)
     owners: dict[int, list[int]] = {}
-    for j in np.nonzero(hair)[0]:
-        px, py = int(pstats[j, 0]), int(pstats[j, 1])
-        sub = pieces[py:py + pstats[j, 3], px:px + pstats[j, 2]] == j
-        r, c = np.argwhere(sub)[0]
+    for piece in np.nonzero(hair)[0].tolist():
+        px, py = int(pstats[piece, 0]), int(pstats[piece, 1])
+        r, c = np.argwhere(pieces[py:py + pstats[piece, 3], px:px + pstats[piece, 2]] == piece)[0]
         owner = int(labels[py + r, px + c])
         if glyph_sized[owner]:
-            owners.setdefault(owner, []).append(int(j))
+            owners.setdefault(owner, []).append(piece)
     for i, js in owners.items():
         bx, by, bw, bh = int(x[i]), int(y[i]), int(w[i]), int(h[i])
         mine = labels[by:by + bh, bx:bx + bw] == i
         core_rows, core_cols = np.nonzero(core[by:by + bh, bx:bx + bw].view(bool) & mine)
         if not len(core_rows):
             continue
-        r0, r1, c0, c1 = core_rows.min(), core_rows.max(), core_cols.min(), core_cols.max()
+        r0, r1, c0, c1 = (int(v) for v in (core_rows.min(), core_rows.max(), core_cols.min(), core_cols.max()))
         core_span = max(r1 - r0, c1 - c0) + 1
         cut = np.zeros(mine.shape, bool)
         for j in js:
             ys, xs = np.nonzero(pieces[by:by + bh, bx:bx + bw] == j)
-            pokes = max(c0 - xs.min(), xs.max() - c1, r0 - ys.min(), ys.max() - r1)
+            pokes = max(c0 - int(xs.min()), int(xs.max()) - c1, r0 - int(ys.min()), int(ys.max()) - r1)
             if pokes >= THIN_POKES_OUT and (_axis_spread(xs, ys) <= THIN_STRAIGHT_SD
                                              or span[j] >= THIN_CURVED_SPAN * core_span):
                 cut[ys, xs] = True
