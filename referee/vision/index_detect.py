@@ -218,12 +218,17 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(ink, 8, cv2.CV_32S, cv2.CCL_BBDT)
     trim_lines(ink, labels, stats, cents, min_h)
     trim_thin_lines(labels, stats, cents, min_h, max_h)
-    sel = ink > 0
+    x, y, w, h, area = (stats[:, k] for k in range(5))
+    ext = np.maximum(w, h)
+    ok = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= 0.8 * w * h) & (area >= 0.08 * w * h)
+    ok[0] = False
+    # per-blob mean colours from per-channel sums (integers, exact in float64), over glyph-sized blobs only:
+    # the table's texture is most of the ink, and summing it too took twice as long
+    sel = ok.view(np.uint8)[labels].view(bool)
     on = labels[sel]
     B, G, R = cv2.split(bgr)
     v = cv2.max(cv2.max(B, G), R)
     spread = cv2.subtract(v, cv2.min(cv2.min(B, G), R))
-    # per-blob mean colours from per-channel sums (integers, exact in float64)
     cnt = np.maximum(np.bincount(on, minlength=n), 1)
     sum_b, sum_g, sum_r = (np.bincount(on, c[sel], n) for c in (B, G, R))
     mean_rg = (sum_r - sum_g) / cnt
@@ -232,12 +237,8 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     paper = ((v > 100) & (spread < 0.35 * v)).astype(np.uint8)
     integ = cv2.integral(paper)
     H, W = ink.shape
-    x, y, w, h, area = (stats[:, k] for k in range(5))
-    ext = np.maximum(w, h)
     is_red = (mean_rg > 45) & (np.abs(mean_bg) < 45)
-    ok = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= 0.8 * w * h) & (area >= 0.08 * w * h)
     ok &= is_red | (mean_spread <= 60)  # black or red print, not coloured art
-    ok[0] = False
     m = ext // 2 + 2
     x0, y0 = np.maximum(0, x - m), np.maximum(0, y - m)
     x1, y1 = np.minimum(W, x + w + m), np.minimum(H, y + h + m)
