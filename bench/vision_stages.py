@@ -1,10 +1,11 @@
 """Where the stock reader's time goes on real photos: median ms per stage, one core.
 
 Every 4th image of ../shared/data/scenes-bicycle, each stage timed on its own in
-one process (the images decoded first), three passes. The shrink to working
-size (`prepare`, one cv2.resize) has not changed since it was written, so
-"whole / prepare" is a ratio another run on a faster or busier machine can be
-compared with. `python bench/vision_stages.py` prints a markdown table (run by
+one process (the images decoded first), three passes. A fixed reference is
+timed beside them: OpenCV's INTER_AREA shrink of the uint8 photo to working
+size (what `prepare` was until session 18, which now shrinks in float32 for the
+same pixels sooner), so "whole / reference" is a ratio another run on a faster
+or busier machine can be compared with. `python bench/vision_stages.py` prints a markdown table (run by
 bench_vision in a one-core subprocess).
 """
 from __future__ import annotations
@@ -19,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SCENES = ROOT / ".." / "shared" / "data" / "scenes-bicycle"
-STAGES = ("prepare", "find_blobs", "pair_candidates", "features", "readers", "settle + claim", "whole recognize()")
+REFERENCE = "reference shrink (uint8 INTER_AREA)"
+STAGES = (REFERENCE, "prepare", "find_blobs", "pair_candidates", "features", "readers", "settle + claim", "whole recognize()")
 
 
 def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
@@ -28,7 +30,7 @@ def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
 
     from referee.vision import recognize as rec
     from referee.vision.classifier import default_model
-    from referee.vision.index_detect import features, find_blobs, pair_candidates, prepare
+    from referee.vision.index_detect import WORK_SIDE, features, find_blobs, pair_candidates, prepare
 
     cv2.setNumThreads(1)
     with (SCENES / "labels.csv").open(newline="") as f:
@@ -39,6 +41,10 @@ def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
     clock = time.perf_counter
     for _ in range(passes):
         for img in images:
+            tr = clock()
+            h, w = img.shape[:2]
+            side = max(h, w)
+            cv2.resize(img, (round(w * WORK_SIDE / side), round(h * WORK_SIDE / side)), interpolation=cv2.INTER_AREA)
             t0 = clock()
             small, scale = prepare(img)
             t1 = clock()
@@ -54,14 +60,14 @@ def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
             t6 = clock()
             rec.recognize(img, model=model)
             t7 = clock()
-            for stage, a, b in zip(STAGES, (t0, t1, t2, t3, t4, t5, t6), (t1, t2, t3, t4, t5, t6, t7)):
+            for stage, a, b in zip(STAGES, (tr, t0, t1, t2, t3, t4, t5, t6), (t0, t1, t2, t3, t4, t5, t6, t7)):
                 times[stage].append((b - a) * 1000)
     return {s: statistics.median(v) for s, v in times.items()}
 
 
 def table(ms: dict[str, float]) -> list[str]:
-    ref = ms["prepare"]
-    lines = ["| stage | median ms | / prepare |", "|---|---|---|"]
+    ref = ms[REFERENCE]
+    lines = ["| stage | median ms | / reference |", "|---|---|---|"]
     lines += [f"| {s} | {ms[s]:.2f} | {ms[s] / ref:.2f} |" for s in STAGES]
     return lines
 
