@@ -117,8 +117,9 @@ def run() -> list[str]:
                 errs.append(f"- {ds} / {m}: {errors}")
         lines += ["", "Confusions:", ""] + errs
         lines += ["", "Where the stock reader's time goes (`bench/vision_stages.py`: every 4th Bicycle photo, each stage "
-                  "timed on its own, one core; the reference row, OpenCV's uint8 INTER_AREA shrink to working size, is "
-                  "a fixed yardstick for comparing runs: `prepare` was exactly that until session 18):", ""] + vision_stages()
+                  "timed on its own, one core; the reference row, OpenCV's uint8 INTER_AREA shrink to working "
+                  "size, is a fixed yardstick for comparing runs: `prepare` was exactly that until session 18):",
+                  ""] + vision_stages()
     lines += ["", "Rendered drop sequence (simulated camera 480x480 at 30 fps, some hands over the pile); "
               "delays in ms from the first frame showing a card to the frame that produced its CardSeen:", "",
               "| layout | cards | CardSeen | CardUnreadable | named in order | exact first-frame stamp | max stamp error ms | "

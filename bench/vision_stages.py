@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 SCENES = ROOT / ".." / "shared" / "data" / "scenes-bicycle"
 REFERENCE = "reference shrink (uint8 INTER_AREA)"
-STAGES = (REFERENCE, "prepare", "find_blobs", "pair_candidates", "features", "readers", "settle + claim", "whole recognize()")
+STAGES = (REFERENCE, "prepare", "find_blobs", "pair_candidates", "features", "readers", "settle + claim",
+          "whole recognize()")
 
 
 def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
