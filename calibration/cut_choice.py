@@ -25,7 +25,8 @@ CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
 # down to 0.9: on scenes-bicycle the stock reader's readings at 0.95-0.97 are right as often as those above, and
 # calibration chose 0.95 there (learn half; held-out half 0.965 -> 0.969 recall, still 2 wrong names)
 STOCK_CUTS: tuple[float | None, ...] = (None, 0.9, 0.95, 0.97, 0.98, 0.99)
-TARGET_PRECISION = 0.99   # a wrong name is a wrong ruling
+TARGET_PRECISION = 0.995  # the issue-4 target: a wrong name is a wrong ruling (0.99 let the Bicycle stock cut fall
+#                           to 0.90 on the inner split, 5 wrong held-out names for 1 more named, against 1 at 0.95)
 
 
 @dataclass(frozen=True)
