@@ -93,6 +93,17 @@ LINE_BLOB_AREA_MAX = 1500  # px at working size: a pip and its line, not a patch
 LINE_INK_PER_PX = 2.0   # what is cut has at most 2 px of ink per px of its length: a line, not a glyph's stroke
 
 
+def _keep_part(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, i: int, mine: np.ndarray,
+               keep: np.ndarray) -> None:
+    """Blob `i` (`mine`, a mask over its box) keeps only its pixels in `keep`: the rest become background and
+    its box, area and centre are those of what is kept."""
+    bx, by = int(stats[i, 0]), int(stats[i, 1])
+    ys, xs = np.nonzero(keep)
+    labels[by:by + mine.shape[0], bx:bx + mine.shape[1]][mine & ~keep] = 0
+    stats[i] = (bx + xs.min(), by + ys.min(), np.ptp(xs) + 1, np.ptp(ys) + 1, len(xs))
+    cents[i] = (bx + xs.mean(), by + ys.mean())
+
+
 def trim_lines(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, min_h: int) -> None:
     """Cut thin lines (a card's edge, the next card's shadow) off the solid pips they touch.
 
@@ -110,7 +121,7 @@ def trim_lines(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np
              & (ext * LINE_SPAN_MAX >= min_h))
     maybe[0] = False
     grow = np.ones((3, 3), np.uint8)
-    for i in np.nonzero(maybe)[0]:
+    for i in np.nonzero(maybe)[0].tolist():
         bx, by, bw, bh = int(x[i]), int(y[i]), int(w[i]), int(h[i])
         mine = labels[by:by + bh, bx:bx + bw] == i
         mine_core = core[by:by + bh, bx:bx + bw] & mine.view(np.uint8)
@@ -119,15 +130,12 @@ def trim_lines(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np
         if span > LINE_SPAN_MAX * ext[i] or span < min_h:
             continue
         keep = cv2.dilate(mine_core, grow).view(bool) & mine
-        ys, xs = np.nonzero(keep)
-        if len(xs) < LINE_CORE_KEEPS * area[i]:
+        if np.count_nonzero(keep) < LINE_CORE_KEEPS * area[i]:
             continue
         rys, rxs = np.nonzero(mine & ~keep)
         if len(rxs) > LINE_INK_PER_PX * max(int(np.ptp(rxs)) + 1, int(np.ptp(rys)) + 1):
             continue
-        labels[by:by + bh, bx:bx + bw][mine & ~keep] = 0
-        stats[i] = (bx + xs.min(), by + ys.min(), np.ptp(xs) + 1, np.ptp(ys) + 1, len(xs))
-        cents[i] = (bx + xs.mean(), by + ys.mean())
+        _keep_part(labels, stats, cents, i, mine, keep)
 
 
 THIN_MIN_SPAN = 5        # px at working size: shorter pieces are a glyph's serifs and corners
@@ -201,12 +209,10 @@ def trim_thin_lines(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, mi
         big = 1 + int(np.argmax(rstats[1:, 4]))
         if rstats[big, 4] < THIN_KEEPS * area[i] or max(rstats[big, 2], rstats[big, 3]) < min_h:
             continue
-        ky, kx = np.nonzero(rest == big)
-        if _axis_spread(kx, ky) <= THIN_KEPT_STRAIGHT_SD:
+        keep = rest == big
+        if _axis_spread(*np.nonzero(keep)[::-1]) <= THIN_KEPT_STRAIGHT_SD:
             continue
-        labels[by:by + bh, bx:bx + bw][mine & (rest != big)] = 0
-        stats[i] = (bx + kx.min(), by + ky.min(), np.ptp(kx) + 1, np.ptp(ky) + 1, len(kx))
-        cents[i] = (bx + kx.mean(), by + ky.mean())
+        _keep_part(labels, stats, cents, i, mine, keep)
 
 
 def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
