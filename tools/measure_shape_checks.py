@@ -14,8 +14,8 @@ of true 5s, 6s and 8s say (`--ranks 5,6,8`: a 5's bowl closed by damage has a 6'
 many true 5s and 6s also have a 6's top (`consistency.six_not_five`), how
 many true spade and club suit blobs are shaped as a spade (a point, no gaps between lobes) or a
 club (a gap each side of its top lobe), hearts and diamonds as a diamond (a point, no notch) or a
-heart (two lobes, a notch), and how many true 10s, Qs, 9s and 8s are shaped as a 10 (a ring with a
-thin bar on its left).
+heart (two lobes, a notch), how many true 10s, Qs, 9s and 8s are shaped as a 10 (a ring with a
+thin bar on its left), and how many true Js and 7s as a J (a stem and a hook, `--ranks J,7`).
 
 usage: nice python tools/measure_shape_checks.py [--scenes 500] [--seed 31] [--margin 0.03] [--ranks 3,5]
 """
@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
 from referee.vision.consistency import (MIRROR_MAX, SAME_SHAPE_MAX, fine_rank, five_is_three, has_five_stroke,
-                                        mirror_iou, same_shape_iou, six_not_five, six_or_eight, suit_shaped,
-                                        ten_shaped)  # noqa: E402
+                                        jack_not_seven, mirror_iou, same_shape_iou, six_not_five, six_or_eight,
+                                        suit_shaped, ten_shaped)  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
@@ -60,6 +60,7 @@ def main() -> None:
     counters_say: dict[str, list[str | None]] = defaultdict(list)
     six_whole: dict[str, list[bool]] = defaultdict(list)  # a 6's counter and a 6's top
     ten_shape: dict[str, list[bool]] = defaultdict(list)
+    jack_shape: dict[str, list[bool]] = defaultdict(list)
     suit_shape: dict[tuple[str, str], list[bool]] = defaultdict(list)  # (true suit, shape tested)
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
@@ -83,6 +84,8 @@ def main() -> None:
                     six_whole[rank].append(counters_say[rank][-1] == "6" and six_not_five(fine))
             if rank in ("10", "Q", "9", "8"):
                 ten_shape[rank].append(ten_shaped(frame, cand))
+            if rank in ("J", "7", "3"):
+                jack_shape[rank].append(jack_not_seven(frame, cand))
             mirror[rank].append(mirror_iou(p))
             same[rank].append(same_shape_iou(p, frame, cand))
     print("rank  indices  mirror-IoU limit  same-shape limit   refused by the committed limits")
@@ -112,6 +115,9 @@ def main() -> None:
     if ten_shape:
         print("index candidates shaped as a 10 (a ring with a bar): " + ", ".join(
             f"true {rank}s {np.mean(v):.4f} ({sum(v)} of {len(v)})" for rank, v in sorted(ten_shape.items())))
+    if jack_shape:
+        print("index candidates shaped as a J (a stem and a hook): " + ", ".join(
+            f"true {rank}s {np.mean(v):.4f} ({sum(v)} of {len(v)})" for rank, v in sorted(jack_shape.items())))
     for shape, other in (("S", "C"), ("C", "S"), ("H", "D"), ("D", "H")):
         own, confused = suit_shape[(shape, shape)], suit_shape[(other, shape)]
         if own and confused:

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
-from .consistency import (fine_rank, five_is_three, plausible, seven_not_three, six_not_five, six_or_eight,
-                          suit_shaped, ten_shaped)
+from .consistency import (fine_rank, five_is_three, jack_not_seven, plausible, seven_not_three, six_not_five,
+                          six_or_eight, suit_shaped, ten_shaped)
 from .corner_pairs import PAIR_FLOOR, Corner, Reading, back_pairs
 from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
 
@@ -38,8 +38,10 @@ MLP_MIN_CONFIDENCE = 0.97
 # 779 0.9954 / 0.9961 (1517 / 1543 named), 780 / 781 0.9917 / 0.9902 (1573 / 1525), the same wrong names. With
 # a card's two corners backing its rank (corner_pairs, session 15): 0.9954 / 0.9961 / 0.9918 / 0.9902 on 778-781
 # (1529 / 1551 / 1583 / 1534 named), no wrong name added; backing the whole reading instead added 2-6 a seed.
+# With the J-or-7 settle (session 19; thin lines cut off glyphs since session 18): 0.9954 / 0.9961 / 0.9918 /
+# 0.9902 (1528 / 1549 / 1583 / 1532 named, 1527 / 1549 / 1583 / 1531 before it), the same wrong names.
 MIN_CONFIDENCE = 0.97
-THREE, FIVE, SIX, SEVEN, EIGHT, TEN = (RANK_CLASSES.index(r) for r in ("3", "5", "6", "7", "8", "10"))
+THREE, FIVE, SIX, SEVEN, EIGHT, TEN, JACK = (RANK_CLASSES.index(r) for r in ("3", "5", "6", "7", "8", "10", "J"))
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is
 _PARTNER = {"S": "C", "C": "S", "H": "D", "D": "H"}  # the suit each is doubted against; its shape settles it
 SUIT_DOUBT = np.array([SUIT_CLASSES.index(_PARTNER[x]) for x in SUIT_CLASSES[:4]])  # by suit class number
@@ -77,16 +79,16 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     """Each row's rank and suit probability, where the glyph's shape settles the readers' doubts (may set `r`).
 
     A "5" shaped like a 3 is a 3, and a "7" without a 3's waist is no 3; a "6" or "8" whose counters are a 6's
-    or an 8's is that rank (and a 6 with a 6's top, not a 5's, is not a 5); a "10" whose ring has a bar beside it
-    is not a Q, 9 or 8; a spade with a point and no dents between lobes is not a club, nor a club with a gap
-    each side of its top lobe a spade; a diamond (a point, no notch) or a heart (two lobes and a notch) is not
-    the other red suit. The readers' probability of the read rank or suit and its doubts becomes that part's
-    probability; the shape never renames a 6, 7 or 8, a 10 or a suit. Rows that could not reach `min_conf` even
-    so are not looked at (when None, all are)."""
+    or an 8's is that rank (and a 6 with a 6's top, not a 5's, is not a 5); a "J" with a stem and a hook is no
+    7; a "10" whose ring has a bar beside it is not a Q, 9 or 8; a spade with a point and no dents between
+    lobes is not a club, nor a club with a gap each side of its top lobe a spade; a diamond (a point, no notch)
+    or a heart (two lobes and a notch) is not the other red suit. The readers' probability of the read rank or
+    suit and its doubts becomes that part's probability; the shape never renames a 6, 7, 8 or J, a 10 or a
+    suit. Rows that could not reach `min_conf` even so are not looked at (when None, all are)."""
     rows = np.arange(len(r))
     rank_p, suit_p = pr[rows, r].copy(), ps[rows, s].copy()
     either_suit = suit_p + ps[rows, SUIT_DOUBT[s]]
-    for read, doubt in ((FIVE, THREE), (SEVEN, THREE), (SIX, EIGHT), (EIGHT, SIX)):
+    for read, doubt in ((FIVE, THREE), (SEVEN, THREE), (SIX, EIGHT), (EIGHT, SIX), (JACK, SEVEN)):
         either = pr[:, read] + pr[:, doubt]
         could = r == read
         if min_conf is not None:  # a 6 may also gain its 5 doubt
@@ -97,6 +99,9 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
                     r[i], rank_p[i] = THREE, either[i]
             elif read == SEVEN:
                 if seven_not_three(frame, cands[i]):
+                    rank_p[i] = either[i]
+            elif read == JACK:
+                if jack_not_seven(frame, cands[i]):
                     rank_p[i] = either[i]
             else:
                 fine = fine_rank(frame, cands[i])  # the counters and the top read one drawn glyph
