@@ -18,6 +18,7 @@ SUIT_PATCH = 14
 CTX_PATCH = 10
 N_GEOM = 8
 PAPER_FRACTION = 0.35
+SOLID_FILL = 0.8  # an ink part filling more of its box is solid (a filled box, a stripe, a plain bar), no glyph
 N_FEATURES = RANK_PATCH * RANK_PATCH + SUIT_PATCH * SUIT_PATCH + CTX_PATCH * CTX_PATCH + N_GEOM
 
 
@@ -226,7 +227,7 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     trim_thin_lines(labels, stats, cents, min_h, max_h)
     x, y, w, h, area = (stats[:, k] for k in range(5))
     ext = np.maximum(w, h)
-    ok = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= 0.8 * w * h) & (area >= 0.08 * w * h)
+    ok = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= SOLID_FILL * w * h) & (area >= 0.08 * w * h)
     ok[0] = False
     # per-blob mean colours from per-channel sums (integers, exact in float64), over glyph-sized blobs only:
     # the table's texture is most of the ink, and summing it too took twice as long
