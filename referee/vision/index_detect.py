@@ -289,8 +289,9 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     """Every plausible (rank, suit) pairing; a "10" is its two digits merged.
 
     Each glyph is tried with its `max_partners` nearest same-colour blobs as the suit, those at least
-    half its size first, none much heavier in ink (a thin glyph, a 7 or a J, with a solid pip no longer
-    than itself up to twice its size: real Bicycle hearts under a 7 weigh 1.6-1.7 times the 7). A merged
+    half its size first (and the nearest at least its own size when none of those is), none much heavier
+    in ink (a thin glyph, a 7 or a J, with a solid pip no longer than itself up to twice its size: real
+    Bicycle hearts under a 7 weigh 1.6-1.7 times the 7). A merged
     group is offered unmerged as well: in a fanned pile the next card's index stands on the same line as
     this one's, and the merged pair ("Q8", "JJ") would hide this card's own index. The reader decides
     between them (the surer reading claims the blobs)."""
@@ -314,9 +315,15 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
         # pieces beside a rank must not take the places of the suit below it
         order = near[np.argsort(d[i, near])]
         order = np.concatenate([order[s[order] >= 0.5 * s[i]], order[s[order] < 0.5 * s[i]]])
+        # a suit pip is often heavier than its rank glyph (Bicycle's clubs under a thin 7: over twice its ink);
+        # where lighter blobs nearer the glyph (the covering card's print) take every place, the nearest
+        # partner at least the glyph's size is tried as well
+        partners = list(order[:max_partners])
+        if not any(s[k] >= s[i] for k in partners):
+            partners += [k for k in order[max_partners:] if s[k] >= s[i]][:1]
         beside = [k for k in np.nonzero((d[i] < 1.3 * ext[i]) & (red == red[i]))[0] if k != i
                   and 0.6 < ext[k] / ext[i] < 1.6]
-        for j in order[:max_partners]:
+        for j in partners:
             bsuit = blobs[j]
             ux, uy = (c[j] - c[i]) / d[i, j]
             group = [a]

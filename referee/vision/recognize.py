@@ -40,7 +40,8 @@ MLP_MIN_CONFIDENCE = 0.97
 # (1529 / 1551 / 1583 / 1534 named), no wrong name added; backing the whole reading instead added 2-6 a seed.
 # With the J-or-7 settle (session 19; thin lines cut off glyphs since session 18): 0.9954 / 0.9961 / 0.9918 /
 # 0.9902 (1528 / 1549 / 1583 / 1532 named, 1527 / 1549 / 1583 / 1531 before it), the same wrong names; with a
-# 10's plain bar found among the solid parts: 1529 / 1549 / 1583 / 1532, the same precision.
+# 10's plain bar found among the solid parts: 1529 / 1549 / 1583 / 1532, the same precision; unchanged again
+# with a glyph's nearest partner at least its size also tried (pair_candidates).
 MIN_CONFIDENCE = 0.97
 THREE, FIVE, SIX, SEVEN, EIGHT, TEN, JACK = (RANK_CLASSES.index(r) for r in ("3", "5", "6", "7", "8", "10", "J"))
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from referee.cards import Card
-from referee.vision import render
+from referee.vision import glyphs, render
 from referee.vision.index_detect import enclosed_counters, find_blobs, is_mark, mark_candidates, pair_candidates
 
 
@@ -31,6 +31,28 @@ def test_print_specks_beside_a_rank_do_not_crowd_out_its_suit() -> None:
     assert len(below) == 1  # the club under the 7
     suits = {c.suit.idx for c in pair_candidates(frame) if c.rank == (seven,)}
     assert below[0].idx in suits
+
+
+def test_strokes_over_half_a_thin_ranks_size_do_not_crowd_out_its_heavier_suit() -> None:
+    # a covering card's print beside a thin 7 can weigh over half the 7 (Bicycle 673119996): its club, heavier
+    # than the 7 and further away, must still be among the partners tried
+    img = np.full((240, 240, 3), 240, np.uint8)
+    ink = (30, 30, 30)
+    cv2.line(img, (100, 60), (130, 60), ink, 3)   # a thin 7
+    cv2.line(img, (130, 60), (110, 100), ink, 3)
+    glyphs.draw_suit(img, "C", (115.0, 138.0), 34.0, ink)
+    for x, y in ((72, 62), (160, 50), (74, 108), (158, 100)):  # four strokes nearer the 7 than its club
+        cv2.line(img, (x - 6, y - 6), (x + 6, y + 6), ink, 5)
+    frame = find_blobs(img)
+    seven = min(frame.blobs, key=lambda b: (b.cx - 117) ** 2 + (b.cy - 80) ** 2)
+    club = max(frame.blobs, key=lambda b: b.area)
+    strokes = [b for b in frame.blobs if b not in (seven, club)]
+    assert len(strokes) == 4 and all(0.5 * seven.size < b.size < seven.size for b in strokes)
+    assert all(math.dist((b.cx, b.cy), (seven.cx, seven.cy)) < math.dist((club.cx, club.cy), (seven.cx, seven.cy))
+               for b in strokes)
+    assert club.size > seven.size
+    suits = {c.suit.idx for c in pair_candidates(frame) if c.rank == (seven,)}
+    assert club.idx in suits
 
 
 def test_a_jokers_monogram_is_offered_alone_both_ways_up_and_digits_are_not() -> None:
