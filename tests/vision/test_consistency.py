@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -178,17 +179,24 @@ def test_recognize_names_a_three_read_as_five_by_its_shape(rank: str) -> None:
         assert named[0].confidence == pytest.approx(0.99)
 
 
-@pytest.mark.parametrize("angle", [0, 90, 200, 37])
-def test_a_seven_has_no_threes_waist(angle: float) -> None:
-    for rank in ("7", "3"):
-        frame = find_blobs(_serif_three_or_five(rank, angle))
+def _separates(test: Callable[[Frame, Candidate], bool], draw: Callable[[str, float], np.ndarray], yes: str,
+               no: str, angle: float) -> None:
+    """`test` holds for every candidate of the drawn `yes` glyph (turned by `angle`) and of `yes` in the stock
+    styles, and for none of `no`'s."""
+    for rank in (yes, no):
+        frame = find_blobs(draw(rank, angle))
         index = pair_candidates(frame)
         assert index, f"the drawn {rank} should make a candidate"
-        assert all(consistency.seven_not_three(frame, c) == (rank == "7") for c in index)
+        assert all(test(frame, c) == (rank == yes) for c in index), (rank, angle)
     for style in ("classic", "jumbo", "simple"):
-        for rank in ("7", "3"):
+        for rank in (yes, no):
             frame, index = _index(Card.parse(rank + "S"), render.STYLES[style])
-            assert all(consistency.seven_not_three(frame, c) == (rank == "7") for c in index)
+            assert all(test(frame, c) == (rank == yes) for c in index), (style, rank)
+
+
+@pytest.mark.parametrize("angle", [0, 90, 200, 37])
+def test_a_seven_has_no_threes_waist(angle: float) -> None:
+    _separates(consistency.seven_not_three, _serif_three_or_five, "7", "3", angle)
 
 
 def _jack_or_seven(rank: str, angle: float) -> np.ndarray:
@@ -208,15 +216,7 @@ def _jack_or_seven(rank: str, angle: float) -> np.ndarray:
 
 @pytest.mark.parametrize("angle", [0, 90, 200, 37])
 def test_a_jack_has_a_stem_and_a_hook_a_seven_does_not(angle: float) -> None:
-    for rank in ("J", "7"):
-        frame = find_blobs(_jack_or_seven(rank, angle))
-        index = pair_candidates(frame)
-        assert index, f"the drawn {rank} should make a candidate"
-        assert all(consistency.jack_not_seven(frame, c) == (rank == "J") for c in index), (rank, angle)
-    for style in ("classic", "jumbo", "simple"):
-        for rank in ("J", "7"):
-            frame, index = _index(Card.parse(rank + "S"), render.STYLES[style])
-            assert all(consistency.jack_not_seven(frame, c) == (rank == "J") for c in index), (style, rank)
+    _separates(consistency.jack_not_seven, _jack_or_seven, "J", "7", angle)
 
 
 @pytest.mark.parametrize("rank, named", [("J", ["JH"]), ("7", [])])
