@@ -134,10 +134,10 @@ are never used to choose them.
   shaped as a J; where a row read "J" has that shape, the readers' J-or-7
   probability is its rank confidence (never a rename). The two measures were
   picked after seeing how real Bicycle Js and 7s differ; the limits on
-  rendered glyphs only: measure_shape_checks --ranks J,7,3 --scenes 1500 --seed 51 / 52:
-  2 of 1079 / 4 of 1097 true 7s pass (without "taller than wide", 14 of 1097:
-  a 7's top bar offered alone, drawn across), 65% of true Js; 20-22% of true
-  3s pass, so a 3's doubt is never added. calibrate_confidence seeds 778-781
+  rendered glyphs only: measure_shape_checks --ranks J,7,3 --scenes 1500
+  --seed 51 / 52: 2 of 1079 / 4 of 1097 true 7s pass (without "taller than
+  wide", 14 of 1097: a 7's top bar offered alone, drawn across), 65% of true
+  Js; 20-22% of true 3s pass, so a 3's doubt is never added. calibrate_confidence seeds 778-781
   at 0.97: see recognize.MIN_CONFIDENCE. Real photos, for verification only:
   213 of 216 Bicycle J readings pass, 0 of 224 7s; Bicycle 1744 -> 1749
   cards named, no wrong name added.
@@ -200,8 +200,8 @@ HEART_DENT_MIN = 0.07  # with a notch between them over 7% of its height deep
 TEN_BAR_WIDTH_MAX = 0.45  # a 10's "1" is a bar: under 0.45 of its height wide
 TEN_BAR_HEIGHT = (0.75, 1.3)  # and about as tall as its "0" (times the ring's height)
 TEN_GAP_MAX = 0.6  # with at most 0.6 of the ring's height of paper between them
-SOLID_BAR_MIN_PX = 12  # a solid part that small beside a ring is a speck, not a 10's bar
 TEN_ALIGN_MAX = 0.2  # their middles at most 0.2 of the ring's height apart up and down
+SOLID_BAR_MIN_PX = 12  # a solid part that small beside a ring is a speck, not a 10's bar
 JACK_FOOT_MIN = 0.6  # a J's widest ink row in its bottom quarter spans over 60% of its width (its hook to its stem)
 JACK_DRIFT_MAX = 0.08  # and its right edge moves under 8% of its width from 30% to 65% down (an upright stem)
 STROKE_PATCH = 40  # the shape tests draw glyphs and pips finer than the classifier's patches: a 20 px row is 5% of a glyph
@@ -494,13 +494,13 @@ def _box(blob: Blob, ux: float, uy: float) -> tuple[float, float, float, float]:
 
 def _solid_parts(frame: Frame, blob: Blob, reach: float) -> list[np.ndarray]:
     """Pixel coordinates of the ink parts within `reach` of `blob`'s centre that `find_blobs` set aside as
-    solid (filling over 0.8 of their box): a "1" bar printed square to the image is one, and so is a stripe of
+    solid (filling over `SOLID_FILL` of their box): a "1" bar printed square to the image is one, and so is a stripe of
     the tablecloth; only the bar's size and place beside a ring make it a 10's."""
     H, W = frame.labels.shape
     x0, y0 = max(0, int(blob.cx - reach)), max(0, int(blob.cy - reach))
     x1, y1 = min(W, int(blob.cx + reach) + 1), min(H, int(blob.cy + reach) + 1)
     win = frame.labels[y0:y1, x0:x1]
-    ids, first, counts = np.unique(win, return_index=True, return_counts=True)
+    ids, counts = np.unique(win, return_counts=True)
     kept = {b.idx for b in frame.blobs}
     out = []
     for i, n in zip(ids, counts):
@@ -514,7 +514,8 @@ def _solid_parts(frame: Frame, blob: Blob, reach: float) -> list[np.ndarray]:
 
 def ten_shaped(frame: Frame, cand: Candidate) -> bool:
     """Whether the index is a 10: a ring (one counter, mid-height) with a thin upright bar about its height on its
-    left. The bar is the rank's other glyph, or, for a ring offered alone, an ink blob of its colour beside it."""
+    left. The bar is the rank's other glyph, or, for a ring offered alone, an ink blob of its colour beside it or
+    a solid part (a plain bar square to the image, which is no blob)."""
     ux, uy = cand.ux, cand.uy
     boxes = sorted(((_box(b, ux, uy), b) for b in cand.rank), key=lambda t: t[0][0])
     if len(boxes) > 2:
