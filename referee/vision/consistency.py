@@ -32,7 +32,15 @@ are never used to choose them.
   --ranks 3,5 --seed 51: 93% of true 3 candidates and 9% of 5s (mostly partial
   glyphs the readers are unsure of). calibrate_confidence on seeds 778 / 779
   is unchanged at the 0.97 cut (every re-reading it makes there is below 0.97;
-  at 0.90 it adds 3 and 5 wrong names to 1715 / 1728).
+  at 0.90 it adds 3 and 5 wrong names to 1715 / 1728). Much of the rest of the
+  readers' doubt on those real 3s is "J" (0.04-0.10): a 3's waist is what a
+  J's upright stem lacks, so unless the glyph also has a J's stem and hook
+  (`jack_shaped`) the J's probability joins the 3's. Rendered data cannot
+  weigh this: 4 of 726 true Js are read "5" and none has a 3's shape, and
+  rendered 3s are seldom read "5" (8 of 782: the readers on
+  train_index_classifier scenes of J/3-only decks, seed 61, 600 scenes; a
+  one-off script, not kept); calibrate_confidence 778-781 is unchanged by it. Real photos, for
+  verification only: 7 more Bicycle 3s named (1753 -> 1760), no wrong name.
 - A 6 or an 8 by its counters: the readers doubt between 6 and 8 on real
   Bicycle 6s (p(6) 0.6-0.95, p(8) most of the rest). A glyph with one enclosed
   counter, in its lower half, is shaped as a 6; one with two, one in each
@@ -386,9 +394,14 @@ def fine_rank(frame: Frame, cand: Candidate) -> np.ndarray:
 
 
 def five_is_three(frame: Frame, cand: Candidate) -> bool:
-    """Whether a candidate read "5" is a 3: no 5's left stroke, a 3's upper stroke on the right below its top and
-    a 3's waist (a 5's bowl alone, its top stroke broken off, has neither a left stroke nor a waist)."""
-    fine = fine_rank(frame, cand)
+    """Whether a candidate read "5" is a 3 (`three_shaped`)."""
+    return three_shaped(fine_rank(frame, cand))
+
+
+def three_shaped(fine: np.ndarray) -> bool:
+    """Whether a glyph (drawn by `fine_rank`) read "5" is a 3: no 5's left stroke, a 3's upper stroke on the right
+    below its top and a 3's waist (a 5's bowl alone, its top stroke broken off, has neither a left stroke nor a
+    waist)."""
     return (not has_five_stroke(fine) and right_return(fine) > THREE_RETURN_MIN
             and right_waist(fine) > THREE_WAIST_MIN)
 

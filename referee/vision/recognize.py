@@ -12,8 +12,8 @@ import numpy as np
 
 from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
-from .consistency import (fine_rank, five_is_three, jack_not_seven, plausible, seven_not_three, six_not_five,
-                          six_or_eight, suit_shaped, ten_shaped)
+from .consistency import (fine_rank, jack_not_seven, jack_shaped, plausible, seven_not_three, six_not_five,
+                          six_or_eight, suit_shaped, ten_shaped, three_shaped)
 from .corner_pairs import PAIR_FLOOR, Corner, Reading, back_pairs
 from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
 
@@ -41,7 +41,7 @@ MLP_MIN_CONFIDENCE = 0.97
 # With the J-or-7 settle (session 19; thin lines cut off glyphs since session 18): 0.9954 / 0.9961 / 0.9918 /
 # 0.9902 (1528 / 1549 / 1583 / 1532 named, 1527 / 1549 / 1583 / 1531 before it), the same wrong names; with a
 # 10's plain bar found among the solid parts: 1529 / 1549 / 1583 / 1532, the same precision; unchanged again
-# with a glyph's nearest partner at least its size also tried (pair_candidates).
+# with a glyph's nearest partner at least its size also tried (pair_candidates), and again with a 3's J doubt.
 MIN_CONFIDENCE = 0.97
 THREE, FIVE, SIX, SEVEN, EIGHT, TEN, JACK = (RANK_CLASSES.index(r) for r in ("3", "5", "6", "7", "8", "10", "J"))
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is
@@ -80,25 +80,30 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
                      s: np.ndarray, min_conf: float | None) -> tuple[np.ndarray, np.ndarray]:
     """Each row's rank and suit probability, where the glyph's shape settles the readers' doubts (may set `r`).
 
-    A "5" shaped like a 3 is a 3, and a "7" without a 3's waist is no 3; a "6" or "8" whose counters are a 6's
-    or an 8's is that rank (and a 6 with a 6's top, not a 5's, is not a 5); a "J" with a stem and a hook is no
-    7; a "10" whose ring has a bar beside it is not a Q, 9 or 8; a spade with a point and no dents between
-    lobes is not a club, nor a club with a gap each side of its top lobe a spade; a diamond (a point, no notch)
-    or a heart (two lobes and a notch) is not the other red suit. The readers' probability of the read rank or
-    suit and its doubts becomes that part's probability; the shape never renames a 6, 7, 8 or J, a 10 or a
-    suit. Rows that could not reach `min_conf` even so are not looked at (when None, all are)."""
+    A "5" shaped like a 3 is a 3 (and no J either, unless it has a J's stem and hook), and a "7" without a 3's
+    waist is no 3; a "6" or "8" whose counters are a 6's or an 8's is that rank (and a 6 with a 6's top, not a
+    5's, is not a 5); a "J" with a stem and a hook is no 7; a "10" whose ring has a bar beside it is not a Q, 9
+    or 8; a spade with a point and no dents between lobes is not a club, nor a club with a gap each side of its
+    top lobe a spade; a diamond (a point, no notch) or a heart (two lobes and a notch) is not the other red
+    suit. The readers' probability of the read rank or suit and its doubts becomes that part's probability;
+    the shape never renames a 6, 7, 8 or J, a 10 or a suit. Rows that could not reach `min_conf` even so are
+    not looked at (when None, all are)."""
     rows = np.arange(len(r))
     rank_p, suit_p = pr[rows, r].copy(), ps[rows, s].copy()
     either_suit = suit_p + ps[rows, SUIT_DOUBT[s]]
     for read, doubt in ((FIVE, THREE), (SEVEN, THREE), (SIX, EIGHT), (EIGHT, SIX), (JACK, SEVEN)):
         either = pr[:, read] + pr[:, doubt]
         could = r == read
-        if min_conf is not None:  # a 6 may also gain its 5 doubt
-            could &= (either + (pr[:, FIVE] if read == SIX else 0.0)) * either_suit >= min_conf
+        if min_conf is not None:  # a 6 may also gain its 5 doubt, a 3 its J doubt
+            gains = pr[:, FIVE] if read == SIX else pr[:, JACK] if read == FIVE else 0.0
+            could &= (either + gains) * either_suit >= min_conf
         for i in np.nonzero(could)[0]:
             if read == FIVE:
-                if five_is_three(frame, cands[i]):
+                fine = fine_rank(frame, cands[i])
+                if three_shaped(fine):
                     r[i], rank_p[i] = THREE, either[i]
+                    if not jack_shaped(fine):  # a 3's waist and no J's stem and hook: no J either
+                        rank_p[i] += pr[i, JACK]
             elif read == SEVEN:
                 if seven_not_three(frame, cands[i]):
                     rank_p[i] = either[i]
