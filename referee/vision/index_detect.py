@@ -291,10 +291,10 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     Each glyph is tried with its `max_partners` nearest same-colour blobs as the suit, those at least
     half its size first (and the nearest at least its own size when none of those is), none much heavier
     in ink (a thin glyph, a 7 or a J, with a solid pip no longer than itself up to twice its size: real
-    Bicycle hearts under a 7 weigh 1.6-1.7 times the 7). A merged
-    group is offered unmerged as well: in a fanned pile the next card's index stands on the same line as
-    this one's, and the merged pair ("Q8", "JJ") would hide this card's own index. The reader decides
-    between them (the surer reading claims the blobs)."""
+    Bicycle hearts under a 7 weigh 1.6-1.7 times the 7). A merged group is offered unmerged as well: in a
+    fanned pile the next card's index stands on the same line as this one's, and the merged pair ("Q8",
+    "JJ") would hide this card's own index. The reader decides between them (the surer reading claims the
+    blobs)."""
     blobs = frame.blobs
     if not blobs:
         return []

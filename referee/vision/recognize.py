@@ -12,8 +12,8 @@ import numpy as np
 
 from ..cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
-from .consistency import (fine_rank, jack_not_seven, jack_shaped, plausible, seven_not_three, six_not_five,
-                          six_or_eight, suit_shaped, ten_shaped, three_shaped)
+from .consistency import (fine_rank, has_three_waist, jack_shaped, plausible, six_not_five, six_or_eight,
+                          suit_shaped, ten_shaped, three_shaped)
 from .corner_pairs import PAIR_FLOOR, Corner, Reading, back_pairs
 from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
 
@@ -98,24 +98,22 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
             gains = pr[:, FIVE] if read == SIX else pr[:, JACK] if read == FIVE else 0.0
             could &= (either + gains) * either_suit >= min_conf
         for i in np.nonzero(could)[0]:
+            fine = fine_rank(frame, cands[i])  # every shape test reads the one drawn glyph
             if read == FIVE:
-                fine = fine_rank(frame, cands[i])
                 if three_shaped(fine):
                     r[i], rank_p[i] = THREE, either[i]
                     if not jack_shaped(fine):  # a 3's waist and no J's stem and hook: no J either
                         rank_p[i] += pr[i, JACK]
             elif read == SEVEN:
-                if seven_not_three(frame, cands[i]):
+                if not has_three_waist(fine):
                     rank_p[i] = either[i]
             elif read == JACK:
-                if jack_not_seven(frame, cands[i]):
+                if jack_shaped(fine):
                     rank_p[i] = either[i]
-            else:
-                fine = fine_rank(frame, cands[i])  # the counters and the top read one drawn glyph
-                if six_or_eight(fine) == RANK_CLASSES[read]:
-                    rank_p[i] = either[i]
-                    if read == SIX and six_not_five(fine):
-                        rank_p[i] += pr[i, FIVE]
+            elif six_or_eight(fine) == RANK_CLASSES[read]:
+                rank_p[i] = either[i]
+                if read == SIX and six_not_five(fine):
+                    rank_p[i] += pr[i, FIVE]
     ten_or_ring = pr[:, TEN_DOUBTS].sum(1)
     could = r == TEN
     if min_conf is not None:
