@@ -11,7 +11,7 @@ never cards.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import cv2
@@ -19,6 +19,7 @@ import numpy as np
 
 from ..cards import Card
 from ..events import CardSeen, CardUnreadable, Event, PileCleared
+from .index_detect import WORK_SIDE
 from .recognize import MIN_CONFIDENCE, Detection, recognize
 
 # The live pipeline names cards at the still-image cut (calibrated on the hard rendered validation). It
@@ -28,6 +29,11 @@ from .recognize import MIN_CONFIDENCE, Detection, recognize
 PIPELINE_MIN_CONFIDENCE = MIN_CONFIDENCE
 # a reading this sure of a card not on the pile, after a lasting change, means a card landed
 UNREADABLE_HINT = 0.5
+# a new card's index lies in the changed area or within this share of the region's longer side of it; the
+# closer look's crop reaches twice as far (room for a glyph's surroundings), and is worth it only when it is at
+# most CLOSER_MAX_SHARE of the region's longer side
+CHANGE_SLACK = 0.03
+CLOSER_MAX_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,36 @@ class PileRegion:
 
     def crop(self, frame: np.ndarray) -> np.ndarray:
         return frame[self.y:self.y + self.h, self.x:self.x + self.w]
+
+
+@dataclass(frozen=True)
+class ChangeBox:
+    """Where a settled view differs from the one before, in region pixels, with `slack` px of tolerance."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    slack: float
+
+    @classmethod
+    def of(cls, change_mask: np.ndarray, shape: tuple[int, ...]) -> ChangeBox | None:
+        """The bounding box of a thumbnail change mask scaled to a region of `shape`; None when nothing changed
+        beyond single thumbnail pixels (noise)."""
+        opened = cv2.morphologyEx(change_mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        ys, xs = np.nonzero(opened)
+        if not len(xs):
+            return None
+        h, w = shape[:2]
+        sx, sy = w / change_mask.shape[1], h / change_mask.shape[0]
+        return cls(xs.min() * sx, ys.min() * sy, (xs.max() + 1) * sx, (ys.max() + 1) * sy,
+                   CHANGE_SLACK * max(h, w))
+
+    def near(self, xy: tuple[float, float]) -> bool:
+        """Whether a point lies in the box or within its slack: a thin index at a card's edge may change too few
+        thumbnail pixels to widen the box."""
+        x, y = xy
+        return self.x0 - self.slack <= x <= self.x1 + self.slack and self.y0 - self.slack <= y <= self.y1 + self.slack
 
 
 Recognizer = Callable[..., list[Detection]]  # (image, *, min_conf, include_unsure) like recognize()
@@ -129,19 +165,27 @@ class CardPipeline:
     def _settled(self, img: np.ndarray, thumb: np.ndarray) -> list[Event]:
         t = self._burst_t
         assert t is not None
-        changed = float(np.count_nonzero(cv2.absdiff(thumb, self._ref) > 30)) / thumb.size
+        change_mask = cv2.absdiff(thumb, self._ref) > 30
+        changed = float(np.count_nonzero(change_mask)) / thumb.size
+        box = ChangeBox.of(change_mask, img.shape)
         self._burst_t = None
         self._ref = thumb
         self._ref_skin = cv2.dilate(self._skin(img), np.ones((3, 3), np.uint8))
         found = self.recognizer(img, min_conf=self.min_conf)
+        if box is not None and not self._new(found, box):
+            # a card read in both views is one card: the crop adds only the copies the whole view did not show
+            whole, shown = Counter(d.card for d in found), Counter[Card]()
+            for d in self._closer_look(img, box):
+                shown[d.card] += 1
+                if shown[d.card] > whole[d.card]:
+                    found = found + [d]
         events: list[Event] = []
         if not found and self.on_pile and changed > 0.1 and (self._looks_empty(img) or self._is_empty_table(thumb)):
             self.on_pile.clear()
             return [PileCleared(t)]
         if not found and not self.on_pile:
             self._empty, self._empty_skin = thumb, self._ref_skin
-        seen = Counter(d.card for d in found)
-        new = [d for d in found if seen[d.card] > self.on_pile[d.card]]
+        new = self._new(found, box)
         for d in new:
             events.append(CardSeen(d.card, t, d.confidence))
             self.on_pile[d.card] += 1
@@ -150,10 +194,40 @@ class CardPipeline:
             # read half-surely that is not on the pile yet (a row's new end card may change
             # little of the view), is a card that landed unreadable, never silence
             unsure = self.recognizer(img, min_conf=0.0, include_unsure=True)
-            hint = max((d.confidence for d in unsure if self.on_pile[d.card] == 0), default=0.0)
+            hint = max((d.confidence for d in unsure if self.on_pile[d.card] == 0 and box is not None
+                        and box.near(d.center)), default=0.0)
             if changed > self.unreadable_area or hint >= UNREADABLE_HINT:
                 events.append(CardUnreadable(t, hint))
         return events
+
+    def _new(self, found: list[Detection], box: ChangeBox | None) -> list[Detection]:
+        """Readings of cards not yet on the pile (as many copies of a card as it shows more than before) whose
+        index lies in or near the area that changed: an index the burst left unchanged did not just land (it is
+        an old card misread, or one first read now, too late for this burst's stamp)."""
+        if box is None:
+            return []
+        seen = Counter(d.card for d in found)
+        return [d for d in found if seen[d.card] > self.on_pile[d.card] and box.near(d.center)]
+
+    def _closer_look(self, img: np.ndarray, box: ChangeBox) -> list[Detection]:
+        """Readings of cards whose index lies in the changed area, read from a crop at the frame's own resolution.
+
+        The recognizer shrinks a region larger than its working size; a slapstick row spreads small cards over a
+        wide region, so a new end card's index can be too small to name surely there (rendered row, seed 8: a 3S
+        at 0.65 in the whole region, 0.997 in its crop). Only indices in or near the changed area count: a card
+        cut by the crop's edge is an old card and could be misread as a new one.
+        """
+        h, w = img.shape[:2]
+        if max(h, w) <= WORK_SIDE:
+            return []
+        pad = 2 * box.slack
+        cx0, cy0 = max(0, int(box.x0 - pad)), max(0, int(box.y0 - pad))
+        cx1, cy1 = min(w, int(box.x1 + pad + 1)), min(h, int(box.y1 + pad + 1))
+        if max(cx1 - cx0, cy1 - cy0) > CLOSER_MAX_SHARE * max(h, w):
+            return []
+        shifted = (replace(d, center=(d.center[0] + cx0, d.center[1] + cy0))
+                   for d in self.recognizer(img[cy0:cy1, cx0:cx1], min_conf=self.min_conf))
+        return [d for d in shifted if box.near(d.center)]
 
     def _is_empty_table(self, thumb: np.ndarray) -> bool:
         """Back to how the table looked with no cards on it."""

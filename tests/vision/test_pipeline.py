@@ -8,7 +8,7 @@ import pytest
 
 from referee.cards import Card, standard_deck
 from referee.events import CardSeen, CardUnreadable, PileCleared
-from referee.vision import render
+from referee.vision import pipeline, render
 from referee.vision.pipeline import CardPipeline
 from referee.vision.simulate import PileSimulator
 
@@ -79,7 +79,7 @@ class _HalfSure:
     def __call__(self, image: np.ndarray, *, min_conf: float = 0.9, include_unsure: bool = False) -> list:
         from referee.vision.recognize import Detection
         if include_unsure and self.card is not None:
-            return [Detection(self.card, self.confidence, (0.0, 0.0))]
+            return [Detection(self.card, self.confidence, (172.0, 172.0))]  # in the changed patch
         return []
 
 
@@ -105,12 +105,79 @@ def test_small_change_without_a_half_read_card_stays_quiet(hint: float | None) -
     assert events == []
 
 
-def test_rendered_row_never_drops_a_card_silently() -> None:
-    # seed 8: two of these row cards read below the naming cut (3S, 10C); each must still be reported
+def test_rendered_row_never_drops_a_card_silently(monkeypatch: pytest.MonkeyPatch) -> None:
+    # seed 8 without the closer look: two row cards read below the naming cut (3S, 10C); each is still reported
+    monkeypatch.setattr(pipeline, "CLOSER_MAX_SHARE", 0.0)
     deck = random.Random(8).sample(standard_deck(), 52)[:12]
     sim = PileSimulator(deck, seed=8, row=True, hands=0.0, size=480)
     events = _run(sim)
     seen = [e.card for e in events if isinstance(e, CardSeen)]
     unreadable = [e for e in events if isinstance(e, CardUnreadable)]
     assert set(seen) <= set(deck)
+    assert unreadable
     assert len(seen) + len(unreadable) == len(deck)
+
+
+def test_closer_look_names_small_row_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    # seed 8 at 480 px: the 3S and the 10C read 0.65 / 0.85 in the whole (shrunk) region, surely in their crops
+    deck = random.Random(8).sample(standard_deck(), 52)[:12]
+    seen = [e for e in _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480)) if isinstance(e, CardSeen)]
+    assert [e.card for e in seen] == deck
+    monkeypatch.setattr(pipeline, "CLOSER_MAX_SHARE", 0.0)  # no closer look
+    without = _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480))
+    assert len([e for e in without if isinstance(e, CardSeen)]) < len(deck)
+
+
+class _CropReader:
+    """Names nothing in a whole frame; in a smaller crop, names `card` at `where` (crop pixels)."""
+
+    def __init__(self, card: Card, where: tuple[float, float]) -> None:
+        self.card, self.where, self.crops = card, where, 0
+
+    def __call__(self, image: np.ndarray, *, min_conf: float = 0.9, include_unsure: bool = False) -> list:
+        from referee.vision.recognize import Detection
+        if image.shape[0] >= 600 or include_unsure:
+            return []
+        self.crops += 1
+        return [Detection(self.card, 0.99, self.where)]
+
+
+def _patch_frames() -> list[np.ndarray]:
+    """A 600 px bare table, then a lasting card-sized change at (250..350, 250..380)."""
+    table = render.random_table(random.Random(3), (600, 600))
+    changed = table.copy()
+    changed[250:380, 250:350] = (235, 235, 235)
+    return [table] * 3 + [changed] * 6
+
+
+@pytest.mark.parametrize("where, named", [((90.0, 90.0), True), ((2.0, 2.0), False)])
+def test_closer_look_counts_only_indices_in_the_change(where: tuple[float, float], named: bool) -> None:
+    # the crop holds the change plus a margin; an index at the crop's corner belongs to an old card
+    reader = _CropReader(Card.parse("4H"), where)
+    pipe = CardPipeline(recognizer=reader)
+    events = [e for i, f in enumerate(_patch_frames()) for e in pipe.feed(f, 100 * i)]
+    assert reader.crops == 1
+    assert [e.card for e in events if isinstance(e, CardSeen)] == ([Card.parse("4H")] if named else [])
+
+
+class _WholeReader:
+    """Names `card` at `where` (frame pixels) in every view, surely."""
+
+    def __init__(self, card: Card, where: tuple[float, float]) -> None:
+        self.card, self.where = card, where
+
+    def __call__(self, image: np.ndarray, *, min_conf: float = 0.9, include_unsure: bool = False) -> list:
+        from referee.vision.recognize import Detection
+        return [Detection(self.card, 0.99, self.where)]
+
+
+@pytest.mark.parametrize("where, named", [((300.0, 300.0), True), ((40.0, 560.0), False)])
+def test_a_new_name_away_from_the_change_did_not_just_land(where: tuple[float, float], named: bool) -> None:
+    # an old card first read surely now (or misread) is not the card this burst brought: wrong stamp, wrong card
+    reader = _WholeReader(Card.parse("9C"), where)
+    pipe = CardPipeline(recognizer=reader)
+    frames = _patch_frames()
+    pipe.feed(frames[0], 0)
+    reader.card = Card.parse("9D")  # from now on the reader names a card the first view did not show
+    events = [e for i, f in enumerate(frames[1:], 1) for e in pipe.feed(f, 100 * i)]
+    assert [e.card for e in events if isinstance(e, CardSeen)] == ([Card.parse("9D")] if named else [])
