@@ -143,7 +143,18 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+            f"{libraries()}")
+
+
+def libraries() -> str:
+    """The vision libraries' versions: a new OpenCV can move the rendered validation and the timings."""
+    try:
+        import cv2
+        import numpy
+    except ImportError:
+        return ""
+    return f", OpenCV {cv2.__version__}, numpy {numpy.__version__}"
 
 
 def main() -> int:

@@ -39,6 +39,8 @@ import argparse
 import dataclasses
 import random
 import re
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -78,6 +80,19 @@ def discover_fonts() -> list[str]:
 
 
 TTF_TEXT = discover_fonts()
+
+
+def missing_font_packages() -> list[str]:
+    """The `FONT_PACKAGES` not installed here (none when dpkg is absent: the faces found are all there is).
+    Rendered scenes are drawn in every installed face, so a machine without them renders other scenes."""
+    if shutil.which("dpkg-query") is None:
+        return []
+    out = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Status}\n", *FONT_PACKAGES.split()],
+                         capture_output=True, text=True).stdout
+    installed = {line.split()[0] for line in out.splitlines() if line.endswith("install ok installed")}
+    return [p for p in FONT_PACKAGES.split() if p not in installed]
+
+
 TTF_SERIF = [f for f in TTF_TEXT if _SERIF.search(Path(f).name)]
 TTF_LIGHT = [f for f in TTF_TEXT if _LIGHT.search(Path(f).name)]
 
@@ -455,6 +470,10 @@ def main() -> None:
         zs = [np.load(c) for c in args.cache]
         X, yr, ys = (np.concatenate([z[k] for z in zs]) for k in ("X", "yr", "ys"))
     else:
+        missing = missing_font_packages()
+        if missing:
+            print(f"warning: rendering without the font packages {' '.join(missing)}: the scenes are not the ones "
+                  "the committed models were trained on", file=sys.stderr)
         X, yr, ys = build_parallel(args.scenes, args.seed, args.jobs)
         if args.cache:
             np.savez(args.cache[0], X=X, yr=yr, ys=ys)

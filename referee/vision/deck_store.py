@@ -50,7 +50,8 @@ from ..cards import Card
 from .classifier import default_model
 from .index_detect import (CTX_PATCH, RANK_PATCH, SUIT_PATCH, Candidate, Frame, features, find_blobs, is_mark,
                            mark_candidates, pair_candidates, prepare)
-from .recognize import Detection, Reading, claim, read_rows
+from .recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
+from .recognize import SECOND_LOOK_FLOOR, Detection, Reading, claim, read_rows, second_look
 
 NOT_INDEX = "-"
 K = 3
@@ -234,20 +235,32 @@ class DeckStore:
         """Cards named in a BGR image, most confident first: the `recognize()` contract,
         so it can be handed to `CardPipeline(recognizer=...)`."""
         frame, cands, x, scale, _ = framed_candidates(image, marks=self.marks)
-        return self.name(cands, x, scale, min_conf=min_conf, include_unsure=include_unsure, frame=frame)
+        return self.name(cands, x, scale, min_conf=min_conf, include_unsure=include_unsure, frame=frame,
+                         image=None if include_unsure else image)
 
     def name(self, cands: Sequence[Candidate], x: np.ndarray, scale: float, *, min_conf: float | None = None,
-             include_unsure: bool = False, frame: Frame | None = None) -> list[Detection]:
+             include_unsure: bool = False, frame: Frame | None = None,
+             image: np.ndarray | None = None) -> list[Detection]:
         """Cards named from an image's candidates and feature rows (`candidates()`), as `__call__`. Given the
         candidates' `frame` and a `stock_cut`, the stock reader's sure readings come first (`stock_first`);
-        the store then searches only the rows whose glyphs they left free (the others could not claim them)."""
+        the store then searches only the rows whose glyphs they left free (the others could not claim them).
+        Given the `image` as well, the stock reader's unsure readings of cards still unnamed get its second
+        look (`recognize.second_look`, at the stock cut or the stock reader's own, whichever is higher)."""
         floor = self.min_conf if min_conf is None else min_conf
         first: tuple[dict[Card, Detection], set[int]] = ({}, set())
+        unsure: list[Reading] = []
         if frame is not None and self.stock_cut is not None:
-            first = stock_first(frame, stock_readings(frame, cands, x, self.stock_cut), scale)
+            stock = stock_readings(frame, cands, x, min(self.stock_cut, SECOND_LOOK_FLOOR))
+            first = stock_first(frame, [t for t in stock if t[0] >= self.stock_cut], scale)
+            unsure = [t for t in stock if t[0] < self.stock_cut]
         free = np.array([not (c.blob_ids & first[1]) for c in cands], bool)
         voted = self.vote_rows(x, free, floor=0.0 if include_unsure else floor, marks=mark_rows(cands))
-        return store_after(cands, scale, voted, None if include_unsure else floor, *first)
+        claimed: set[int] = set()
+        found = store_after(cands, scale, voted, None if include_unsure else floor, *first, claimed=claimed)
+        if image is None or frame is None or include_unsure or not unsure:
+            return found
+        gate = max(self.stock_cut or 0.0, STOCK_MIN_CONFIDENCE)
+        return found + second_look(image, frame, unsure, scale, claimed, {d.card: d for d in found}, gate, None)
 
     def vote_rows(self, x: np.ndarray, rows: np.ndarray, *, floor: float = 0.0, marks: np.ndarray | None = None
                   ) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -341,13 +354,19 @@ def stock_first(frame: Frame, stock: Sequence[Reading], scale: float) -> tuple[d
 
 
 def store_after(cands: Sequence[Candidate], scale: float, voted: tuple[list[str], np.ndarray, np.ndarray],
-                floor: float | None, first: dict[Card, Detection], used: set[int]) -> list[Detection]:
+                floor: float | None, first: dict[Card, Detection], used: set[int],
+                claimed: set[int] | None = None) -> list[Detection]:
     """The cards an image's readings name, most supported first, once the stock readings have claimed theirs
     (`stock_first`: `first`, `used`; not changed): the store's `vote` rows reaching `floor` (None: all), surest
-    first, each claiming its blobs (one blob belongs to one index)."""
+    first, each claiming its blobs (one blob belongs to one index). All blobs claimed by then are added to
+    `claimed` when given."""
     names, conf, dist = voted
     best = dict(first)
-    used = set(used)
+    if claimed is None:
+        used = set(used)
+    else:
+        claimed |= used
+        used = claimed  # the loop below adds each claim in place
     evidence = {card: det.confidence for card, det in best.items()}
     for i in np.lexsort((dist, -conf)):      # surest first; of equally sure, the closest match
         name, c, cd = names[i], float(conf[i]), cands[i]

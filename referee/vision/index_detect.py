@@ -285,8 +285,11 @@ def _extents(pts: list[np.ndarray], ox: np.ndarray, oy: np.ndarray, ux: np.ndarr
                      np.minimum.reduceat(b, starts), np.maximum.reduceat(b, starts) + np.float64(1)], 1)
 
 
-def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
-    """Every plausible (rank, suit) pairing; a "10" is its two digits merged.
+def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, float, float] | None = None
+                    ) -> list[Candidate]:
+    """Every plausible (rank, suit) pairing; a "10" is its two digits merged. With `near` (x, y, radius),
+    only glyphs that could centre a candidate there are tried (a merged group's centre is within 1.5 of
+    its first glyph's extents of that glyph); the caller keeps those within the radius.
 
     Each glyph is tried with its `max_partners` nearest same-colour blobs as the suit, those at least
     half its size first (and the nearest at least its own size when none of those is), none much heavier
@@ -307,13 +310,16 @@ def pair_candidates(frame: Frame, max_partners: int = 4) -> list[Candidate]:
     out: list[Candidate] = []
     seen: set[tuple[tuple[int, ...], int]] = set()
     centre: dict[tuple[int, ...], tuple[float, float]] = {}  # a glyph group's ink centre, shared by its pairings
-    for i, a in enumerate(blobs):
-        near = np.nonzero((d[i] > 0.45 * ext[i]) & (d[i] < 2.0 * ext[i]) & (red == red[i])
+    tried = range(len(blobs)) if near is None else np.nonzero(
+        np.hypot(c[:, 0] - near[0], c[:, 1] - near[1]) <= near[2] + 1.5 * ext)[0]
+    for i in tried:
+        a = blobs[i]
+        partnering = np.nonzero((d[i] > 0.45 * ext[i]) & (d[i] < 2.0 * ext[i]) & (red == red[i])
                           & ((s < 1.6 * s[i]) | (thin[i] & (s < 2.0 * s[i]) & (ext <= ext[i])))
                           & (s > 0.3 * s[i]) & (ext < 1.5 * ext[i]))[0]
         # the nearest partners, those at least half the glyph's size first: print specks and frame-line
         # pieces beside a rank must not take the places of the suit below it
-        order = near[np.argsort(d[i, near])]
+        order = partnering[np.argsort(d[i, partnering])]
         order = np.concatenate([order[s[order] >= 0.5 * s[i]], order[s[order] < 0.5 * s[i]]])
         # a suit pip is often heavier than its rank glyph (Bicycle's clubs under a thin 7: over twice its ink);
         # where lighter blobs nearer the glyph (the covering card's print) take every place, the nearest

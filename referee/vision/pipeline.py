@@ -20,7 +20,7 @@ import numpy as np
 from ..cards import Card
 from ..events import CardSeen, CardUnreadable, Event, PileCleared
 from .index_detect import WORK_SIDE
-from .recognize import MIN_CONFIDENCE, Detection, recognize
+from .recognize import MIN_CONFIDENCE, SUIT_PARTNER, Detection, recognize
 
 # The live pipeline names cards at the still-image cut (calibrated on the hard rendered validation). It
 # used 0.9 while an earlier model's 0.97 dropped cards from the rendered drop sequences; with the current
@@ -34,6 +34,16 @@ UNREADABLE_HINT = 0.5
 # most CLOSER_MAX_SHARE of the region's longer side
 CHANGE_SLACK = 0.03
 CLOSER_MAX_SHARE = 0.8
+
+
+def split_suit_twins(new: list[Detection]) -> tuple[list[Detection], list[Detection]]:
+    """New readings split into those that stand and suit twins: one rank in a suit and in its partner (spade
+    and club, heart and diamond) named in the same landing. A landing brings one card, and those two are its
+    corners read two ways (rendered rows, OpenCV 5: a 6S named 6C and 6S, a 2S 2C and 2S), so neither is
+    named; the landing is reported unreadable instead."""
+    twins = {a.card for a in new for b in new
+             if not a.card.is_joker and a.card.rank == b.card.rank and b.card.suit == SUIT_PARTNER[a.card.suit]}
+    return [d for d in new if d.card not in twins], [d for d in new if d.card in twins]
 
 
 @dataclass(frozen=True)
@@ -185,11 +195,13 @@ class CardPipeline:
             return [PileCleared(t)]
         if not found and not self.on_pile:
             self._empty, self._empty_skin = thumb, self._ref_skin
-        new = self._new(found, box)
+        new, torn = split_suit_twins(self._new(found, box))
         for d in new:
             events.append(CardSeen(d.card, t, d.confidence))
             self.on_pile[d.card] += 1
-        if not new and changed > self.change_level:
+        if torn:
+            events.append(CardUnreadable(t, max(d.confidence for d in torn)))
+        elif not new and changed > self.change_level:
             # something stayed changed but nothing new can be named: a large change, or a card
             # read half-surely that is not on the pile yet (a row's new end card may change
             # little of the view), is a card that landed unreadable, never silence

@@ -9,6 +9,7 @@ import pytest
 from referee.cards import Card, standard_deck
 from referee.events import CardSeen, CardUnreadable, PileCleared
 from referee.vision import pipeline, render
+from referee.vision import recognize as recognize_module
 from referee.vision.pipeline import CardPipeline
 from referee.vision.simulate import PileSimulator
 
@@ -98,6 +99,30 @@ def test_half_read_card_with_small_change_is_unreadable_not_silence() -> None:
     assert events == [CardUnreadable(300, 0.55)]
 
 
+class _Reads:
+    """A recognizer that names `cards` in the changed patch once the view has changed."""
+
+    def __init__(self, *cards: str) -> None:
+        self.cards = [Card.parse(c) for c in cards]
+
+    def __call__(self, image: np.ndarray, *, min_conf: float = 0.9, include_unsure: bool = False) -> list:
+        from referee.vision.recognize import Detection
+        if image[172, 172].tolist() != [235, 235, 235]:
+            return []
+        return [Detection(c, 0.99 - 0.01 * k, (160.0 + 10 * k, 172.0)) for k, c in enumerate(self.cards)]
+
+
+@pytest.mark.parametrize("cards, seen", [(("6C", "6S"), []), (("2H", "2D", "9C"), ["9C"]),
+                                         (("6C", "6H"), ["6C", "6H"]), (("7S", "8C"), ["7S", "8C"])])
+def test_suit_twins_in_one_landing_are_unreadable_not_two_cards(cards: tuple[str, ...], seen: list[str]) -> None:
+    # a landing brings one card: its corners read as a suit and its partner are the reader's doubt
+    pipe = CardPipeline(recognizer=_Reads(*cards))
+    events = [e for i, f in enumerate(_small_change_frames()) for e in pipe.feed(f, 100 * i)]
+    assert [str(e.card) for e in events if isinstance(e, CardSeen)] == seen
+    twins = len(seen) < len(cards)
+    assert [e for e in events if isinstance(e, CardUnreadable)] == ([CardUnreadable(300, 0.99)] if twins else [])
+
+
 @pytest.mark.parametrize("hint", [None, 0.3])
 def test_small_change_without_a_half_read_card_stays_quiet(hint: float | None) -> None:
     pipe = CardPipeline(recognizer=_HalfSure(Card.parse("3S") if hint else None, hint or 0.0))
@@ -106,8 +131,10 @@ def test_small_change_without_a_half_read_card_stays_quiet(hint: float | None) -
 
 
 def test_rendered_row_never_drops_a_card_silently(monkeypatch: pytest.MonkeyPatch) -> None:
-    # seed 8 without the closer look: two row cards read below the naming cut (3S, 10C); each is still reported
+    # seed 8 without the closer look (and the recognizer's second look, so the fallback stays tested whatever
+    # it names): two row cards read below the naming cut (3S, 10C); each is still reported
     monkeypatch.setattr(pipeline, "CLOSER_MAX_SHARE", 0.0)
+    monkeypatch.setattr(recognize_module, "SECOND_LOOK_FLOOR", 1.0)
     deck = random.Random(8).sample(standard_deck(), 52)[:12]
     sim = PileSimulator(deck, seed=8, row=True, hands=0.0, size=480)
     events = _run(sim)
@@ -119,11 +146,13 @@ def test_rendered_row_never_drops_a_card_silently(monkeypatch: pytest.MonkeyPatc
 
 
 def test_closer_look_names_small_row_cards(monkeypatch: pytest.MonkeyPatch) -> None:
-    # seed 8 at 480 px: the 3S and the 10C read 0.65 / 0.85 in the whole (shrunk) region, surely in their crops
+    # seed 8 at 480 px: the 3S and the 10C read 0.65 / 0.85 in the whole (shrunk) region, surely in their crops;
+    # the recognizer's own second look is turned off, so the closer look is measured alone
     deck = random.Random(8).sample(standard_deck(), 52)[:12]
+    monkeypatch.setattr(recognize_module, "SECOND_LOOK_FLOOR", 1.0)
     seen = [e for e in _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480)) if isinstance(e, CardSeen)]
     assert [e.card for e in seen] == deck
-    monkeypatch.setattr(pipeline, "CLOSER_MAX_SHARE", 0.0)  # no closer look
+    monkeypatch.setattr(pipeline, "CLOSER_MAX_SHARE", 0.0)  # no closer look either
     without = _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480))
     assert len([e for e in without if isinstance(e, CardSeen)]) < len(deck)
 

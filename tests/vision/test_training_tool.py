@@ -42,3 +42,16 @@ def test_jitter_changes_glyph_patches_only_and_stays_in_range(tool) -> None:  # 
     changed = np.abs(out[:, :RANK_PATCH * RANK_PATCH] - x[:, :RANK_PATCH * RANK_PATCH]).sum(1) > 0
     assert 0.3 < changed.mean() < 1.0  # about three rows in four are re-inked or moved, not all
     assert np.array_equal(x[:, :RANK_PATCH * RANK_PATCH], np.tile(rank.ravel(), (64, 1)))  # input not modified
+
+
+def test_missing_font_packages_names_those_dpkg_does_not_have(tool, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the rendered validation draws every installed face: without the packages it renders other scenes
+    class _Done:
+        stdout = "fonts-dejavu-core install ok installed\nfonts-lato deinstall ok config-files\n"
+
+    monkeypatch.setattr(tool.shutil, "which", lambda name: "/usr/bin/dpkg-query")
+    monkeypatch.setattr(tool.subprocess, "run", lambda *a, **k: _Done())
+    missing = tool.missing_font_packages()
+    assert "fonts-lato" in missing and "fonts-liberation" in missing and "fonts-dejavu-core" not in missing
+    monkeypatch.setattr(tool.shutil, "which", lambda name: None)
+    assert tool.missing_font_packages() == []
