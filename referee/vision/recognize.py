@@ -158,8 +158,6 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
     frame, cands, pr, ps = score_frame(small, model)
     if include_unsure:
         return _by_confidence(claim(frame, read_rows(frame, cands, pr, ps, None), scale))
-    if scale >= 1.0:
-        return _by_confidence(claim(frame, read_rows(frame, cands, pr, ps, min_conf), scale))
     readings = read_rows(frame, cands, pr, ps, min(min_conf, SECOND_LOOK_FLOOR))
     used: set[int] = set()
     best = claim(frame, [t for t in readings if t[0] >= min_conf], scale, used)
@@ -204,7 +202,9 @@ def second_look(image: np.ndarray, frame: Frame, unsure: list[Reading], scale: f
         index_at = ((cx - x0) * k, (cy - y0) * k, SECOND_LOOK_NEAR * cd.scale / scale * k)
         cframe, ccands, cpr, cps = score_frame(small, model, index_at)
         for conf, again, ccd in read_rows(cframe, ccands, cpr, cps, min_conf):
-            if again == card and plausible(cframe, ccd, card.rank, card.suit) and suit_shaped(cframe, ccd, card.suit):
+            if again != card:
+                continue
+            if plausible(cframe, ccd, card.rank, card.suit) and suit_shaped(cframe, ccd, card.suit):
                 found.append(Detection(card, conf, (x0 + ccd.cx / k, y0 + ccd.cy / k)))
                 used |= cd.blob_ids
                 break
