@@ -288,8 +288,8 @@ def _extents(pts: list[np.ndarray], ox: np.ndarray, oy: np.ndarray, ux: np.ndarr
 def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, float, float] | None = None
                     ) -> list[Candidate]:
     """Every plausible (rank, suit) pairing; a "10" is its two digits merged. With `near` (x, y, radius),
-    only glyphs that could centre a candidate there are tried (a merged group's centre is within 1.5 of
-    its first glyph's extents of that glyph); the caller keeps those within the radius.
+    only those centred within the radius of (x, y), and only glyphs that could centre one there are tried
+    (a merged group's centre is within 1.5 of its first glyph's extents of that glyph).
 
     Each glyph is tried with its `max_partners` nearest same-colour blobs as the suit, those at least
     half its size first (and the nearest at least its own size when none of those is), none much heavier
@@ -358,6 +358,9 @@ def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, floa
                     continue
                 ux, uy = (bsuit.cx - rx) / dd, (bsuit.cy - ry) / dd
                 out.append(Candidate(tuple(grp), bsuit, ux, uy, dd, float(rx), float(ry)))
+    if near is not None:
+        x, y, radius = near
+        out = [cd for cd in out if (cd.cx - x) ** 2 + (cd.cy - y) ** 2 <= radius * radius]
     return out
 
 

@@ -88,9 +88,6 @@ def score_frame(image: np.ndarray, model: IndexModel | None = None, near: tuple[
     model = model or default_model()
     frame = find_blobs(image)
     cands = pair_candidates(frame, near=near)
-    if near is not None:
-        x, y, radius = near
-        cands = [cd for cd in cands if (cd.cx - x) ** 2 + (cd.cy - y) ** 2 <= radius * radius]
     pr, ps = model.predict(features(frame, cands))
     return frame, cands, pr, ps
 

@@ -83,3 +83,20 @@ def test_a_thin_rank_is_tried_with_a_heavier_solid_pip_below_it() -> None:
     pip = max(frame.blobs, key=lambda b: b.cy)
     assert 1.6 < pip.size / seven.size < 2.0 and max(pip.w, pip.h) <= max(seven.w, seven.h)
     assert any(c.rank == (seven,) and c.suit is pip for c in pair_candidates(frame))
+
+
+def test_pairing_near_a_point_offers_exactly_the_candidates_centred_there() -> None:
+    # the second look pairs only around the index it re-reads: the same candidates as a full pairing, no others
+    img = render.random_table(random.Random(5), (480, 480))
+    for k, card in enumerate(("9C", "4D", "QH")):
+        render.composite(img, render.Placement(Card.parse(card), (150 + 90 * k, 240), 160, 20.0 * k,
+                                               render.STYLES["classic"]), rng=random.Random(k))
+    frame = find_blobs(img)
+    everything = pair_candidates(frame)
+    assert everything
+    x, y, radius = everything[0].cx, everything[0].cy, 15.0
+    within = {(tuple(b.idx for b in c.rank), c.suit.idx) for c in everything
+              if math.hypot(c.cx - x, c.cy - y) <= radius}
+    near = pair_candidates(frame, near=(x, y, radius))
+    assert {(tuple(b.idx for b in c.rank), c.suit.idx) for c in near} == within
+    assert len(within) < len(everything)
