@@ -95,14 +95,21 @@ class NullLights:
         return "<NullLights: no LEDs>"
 
 
-class MemoryAnnouncer:
-    """Keeps what would be said, in order (tests, headless runs)."""
+SILENT_KEEP = 500  # lines a silent table keeps (MemoryAnnouncer's `keep`) when nobody reads them back
 
-    def __init__(self) -> None:
+
+class MemoryAnnouncer:
+    """Keeps what would be said, in order (tests, headless runs); with `keep`, only the newest `keep` lines (a
+    silent table or kiosk that runs for days must not grow with every line it would have said)."""
+
+    def __init__(self, keep: int | None = None) -> None:
         self.said: list[Utterance] = []
+        self.keep = keep
 
     def say(self, utterance: Utterance) -> None:
         self.said.append(utterance)
+        if self.keep is not None and len(self.said) > self.keep:
+            del self.said[:len(self.said) - self.keep]
 
     def close(self) -> None:
         return None

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from referee.config import TableConfig
 from referee.events import MS
-from referee.ports import MemoryAnnouncer, NullLights
+from referee.ports import SILENT_KEEP, MemoryAnnouncer, NullLights
 from referee.rulings import Ruling
 from referee.runtime import TableRuntime
 from referee.session import Session, build_game
@@ -87,7 +87,7 @@ def build_camera(config: TableConfig, recognizer: Any = None) -> tuple[Callable[
 def build_announcer(config: TableConfig) -> Any:
     audio = config.audio
     if audio.backend == "silent":
-        return MemoryAnnouncer()
+        return MemoryAnnouncer(keep=SILENT_KEEP)
     try:
         voice = importlib.import_module("hardware.voice")
         if audio.backend == "files":
@@ -95,7 +95,7 @@ def build_announcer(config: TableConfig) -> Any:
         return voice.EspeakAnnouncer(device=audio.device, voice=audio.voice, volume=audio.volume)
     except FileNotFoundError as exc:     # AudioUnavailable: no espeak-ng/aplay; the table still runs, silently
         print(f"referee: warning: [audio] {exc}; continuing silent", file=sys.stderr)
-        return MemoryAnnouncer()
+        return MemoryAnnouncer(keep=SILENT_KEEP)
     except Exception as exc:
         raise TableSetupError(f"[audio] {audio.backend}: {type(exc).__name__}: {exc}") from None
 

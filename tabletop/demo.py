@@ -18,7 +18,7 @@ from typing import Any, Callable
 from referee.cards import Card
 from referee.events import MS, S, Press, Slap
 from referee.live import TableFeed
-from referee.ports import MemoryAnnouncer
+from referee.ports import SILENT_KEEP, MemoryAnnouncer
 from referee.rules import GAMES
 from referee.rulings import Ruling
 
@@ -45,7 +45,7 @@ def speaker_announcer() -> Any:
             return EspeakAnnouncer()
         except Exception:
             pass
-    return MemoryAnnouncer()
+    return MemoryAnnouncer(keep=SILENT_KEEP)
 
 
 class HighScores:
@@ -85,7 +85,7 @@ class DemoTable:
         self.keep_games = keep_games
         self.journal: Any = None                    # opened on the thread that plays (sqlite3 is per-thread)
         self.scores: HighScores | None = None       # in the journal's file, once the journal exists
-        self.announcer = announcer or (MemoryAnnouncer() if headless else speaker_announcer())
+        self.announcer = announcer or (MemoryAnnouncer(keep=SILENT_KEEP) if headless else speaker_announcer())
         self.on_ruling, self.on_game = on_ruling, on_game
         self.played = 0
         self.table: HardwareSimTable | None = None

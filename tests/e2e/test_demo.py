@@ -33,6 +33,18 @@ def test_demo_journal_keeps_only_the_newest_games(tmp_path: Path) -> None:
     assert [g.game_id for g in games] == [r.game for r in results[-3:]]
 
 
+def test_demo_voice_stays_bounded_across_games(tmp_path: Path) -> None:
+    # one silent announcer serves every game of a kiosk that runs for days: it keeps only the newest lines
+    demo = DemoTable(games=3, game="irish-snap", headless=True, vision=False, journal_path=tmp_path / "demo.db")
+    said: list[object] = []
+    demo.announcer.keep = 20
+    original = demo.announcer.say
+    demo.announcer.say = lambda u: (said.append(u), original(u))[-1]
+    assert demo.run() == 0
+    assert len(said) > 2 * 20                      # the games said more than is kept...
+    assert demo.announcer.said == said[-20:]       # ...and only the newest lines remain
+
+
 def test_visitor_seat_is_left_to_the_visitor(tmp_path: Path) -> None:
     demo = DemoTable(games=1, game="irish-snap", headless=True, vision=False, journal_path=tmp_path / "demo.db")
     assert demo.join()["seat"] == 0

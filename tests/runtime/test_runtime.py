@@ -131,3 +131,24 @@ def test_a_margin_that_arrives_after_the_ruling_reaches_live_views() -> None:
     runtime.step(Slap(1, jack + 450 * MS), "pads", jack + 450 * MS, now_ns=jack + 450 * MS)
     runtime.step(None, "", jack + 700 * MS, now_ns=jack + 700 * MS)
     assert amended and amended[0].get("margin_us") == 250_000
+
+
+def test_a_bounded_memory_announcer_keeps_only_its_newest_lines() -> None:
+    # a silent table (no speaker) runs for days: what it would have said must not grow without end
+    from referee.ports import Utterance
+    bounded, unbounded = MemoryAnnouncer(keep=3), MemoryAnnouncer()
+    lines = [Utterance(f"line {i}", "ruling") for i in range(10)]
+    for line in lines:
+        bounded.say(line)
+        unbounded.say(line)
+    assert bounded.said == lines[-3:] and unbounded.said == lines
+
+
+def test_a_silent_table_speaks_into_a_bounded_announcer() -> None:
+    from referee.config import TableConfig
+    from referee.ports import SILENT_KEEP
+    from tabletop.build import build_announcer
+    config = TableConfig()
+    assert config.audio.backend == "silent"  # the default: a table set up without a speaker
+    announcer = build_announcer(config)
+    assert isinstance(announcer, MemoryAnnouncer) and announcer.keep == SILENT_KEEP
