@@ -48,6 +48,9 @@ def speaker_announcer() -> Any:
     return MemoryAnnouncer(keep=SILENT_KEEP)
 
 
+VISITOR_TIMES = 20  # reaction times kept per visitor at the table (their last 5 are shown)
+
+
 class HighScores:
     """Visitors' best reaction times, kept in their own table in the journal's file."""
 
@@ -58,9 +61,12 @@ class HighScores:
                        " game TEXT NOT NULL, ms REAL NOT NULL, at TEXT NOT NULL)")
 
     def add(self, name: str, game: str, ms: float) -> None:
+        """Record a reaction time; only each name's best is kept (a kiosk runs for days, slap after slap)."""
         with sqlite3.connect(self.path) as db:
             db.execute("INSERT INTO highscores (name, game, ms, at) VALUES (?,?,?,?)",
                        (name, game, round(ms, 1), time.strftime("%Y-%m-%d %H:%M")))
+            db.execute("DELETE FROM highscores WHERE name = ? AND id NOT IN"
+                       " (SELECT id FROM highscores WHERE name = ? ORDER BY ms, id LIMIT 1)", (name, name))
 
     def best(self, limit: int = 10) -> list[dict[str, Any]]:
         with sqlite3.connect(self.path) as db:
@@ -236,7 +242,9 @@ class DemoTable:
         ms = (t_ns - w.opened_ns) / MS
         visitor = self.visitors.get(seat)
         if visitor is not None and 0 < ms < 5000:
-            visitor.setdefault("times", []).append(round(ms, 1))
+            times = visitor.setdefault("times", [])
+            times.append(round(ms, 1))
+            del times[:-VISITOR_TIMES]  # a visitor sees their last few; one may stay all day
             if self.scores is not None:
                 self.scores.add(visitor["name"], table.runtime.game.game_id, ms)
             self.feed.extra["highscores"] = self.best(5)

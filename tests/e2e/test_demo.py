@@ -74,3 +74,16 @@ def test_a_real_pad_joins_its_seat_and_slaps(tmp_path: Path) -> None:
     pads.close()
     assert demo.visitors[2]["name"] == "Pad 3"
     assert demo._inbox == [("slap", 2)]
+
+
+def test_high_scores_keep_each_names_best_time_only(tmp_path: Path) -> None:
+    from tabletop.demo import HighScores
+    scores = HighScores(tmp_path / "demo.db")
+    for ms in (300.0, 250.0, 400.0, 260.0):
+        scores.add("Ada", "slapjack", ms)
+    scores.add("Bob", "irish-snap", 280.0)
+    assert scores.best() == [{"name": "Ada", "game": "slapjack", "ms": 250.0},
+                             {"name": "Bob", "game": "irish-snap", "ms": 280.0}]
+    import sqlite3
+    with sqlite3.connect(tmp_path / "demo.db") as db:
+        assert db.execute("SELECT count(*) FROM highscores").fetchone()[0] == 2
