@@ -7,10 +7,14 @@ the held-out half (symlinks and a filtered labels.csv, also in a temporary
 folder) is scored by `../shared/tools/eval_vision.py` running
 `referee recognize --json --deck STORE` and, for the comparison, the stock
 `referee recognize --json`, each on one core. The same is repeated on the
-held-out images that show a Joker.
+held-out images that show a Joker. Then the halves swap (odd positions learn)
+and every photo is read by the store learned from the other half: recall and
+precision on all the photographs, beside the stock reader's on the same set.
 
-`python bench/bench_deck_scenes.py --learn OUT.npz` only learns and saves (run
-by `run()` in a one-core subprocess).
+`python bench/bench_deck_scenes.py --learn OUT.npz [--fold 1]` only learns and
+saves (run by `run()` in a one-core subprocess); `--cross EVEN.npz ODD.npz --
+IMAGES...` reads each image with the store that did not learn it (the command
+`eval_vision.py` runs for the two-fold row).
 """
 from __future__ import annotations
 
@@ -55,11 +59,12 @@ def evaluate(folder: Path, store: Path | None) -> tuple[str, str]:
     return summary, errors.replace("most common errors: ", "")
 
 
-def learn(out: Path) -> None:
-    """Learn a store from the learn half and save it to `out`; prints what it learned."""
+def learn(out: Path, fold: int = 0) -> None:
+    """Learn a store from the learn half (`fold` 1: the held-out half) and save it to `out`; prints what it
+    learned."""
     from calibration.labelled_scenes import fit_scenes, read_scenes, split_by_name
 
-    learn_half, _ = split_by_name(read_scenes(SCENES))
+    learn_half = split_by_name(read_scenes(SCENES))[fold]
     t = time.perf_counter()
     store = fit_scenes(learn_half)
     store.save(out)
@@ -67,6 +72,46 @@ def learn(out: Path) -> None:
           f"({int((store.labels != '-').sum())} index rows), d_ok {store.d_ok:.3f}, min_conf {store.min_conf:.2f}, "
           f"stock reader first at {'(left out)' if store.stock_cut is None else f'{store.stock_cut:.2f}'}, "
           f"{time.perf_counter() - t:.1f} s")
+
+
+def learned_by_even_half() -> set[str]:
+    """The photos the fold-0 store learns from (even positions by file name)."""
+    from calibration.labelled_scenes import read_scenes, split_by_name
+
+    return {scene.name for scene in split_by_name(read_scenes(SCENES))[0]}
+
+
+def cross_read(even_store: Path, odd_store: Path, images: list[str]) -> int:
+    """`referee recognize --json` lines for `images`, each read by the store that did not learn it."""
+    from referee.vision.cli import main as recognize_main
+
+    even = learned_by_even_half()
+    by_odd = [im for im in images if Path(im).name in even]
+    by_even = [im for im in images if Path(im).name not in even]
+    codes = [recognize_main(["recognize", "--json", "--deck", str(store), *part])
+             for store, part in ((odd_store, by_odd), (even_store, by_even)) if part]
+    return max(codes, default=0)
+
+
+def learn_fold(store: Path, fold: int) -> str:
+    """Learn one fold's store in a one-core subprocess; its summary line, or raises RuntimeError."""
+    done = subprocess.run(pinned([sys.executable, str(Path(__file__).resolve()), "--learn", str(store),
+                                  "--fold", str(fold)]),
+                          capture_output=True, text=True, cwd=ROOT, env=one_core_env())
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip()[-300:])
+    return done.stdout.strip().splitlines()[-1]
+
+
+def two_fold_row(even_store: Path, odd_store: Path) -> tuple[str, str]:
+    """(summary, confusions) on all the photos, each read by the store learned from the other half."""
+    cmd = [sys.executable, str(EVAL), str(SCENES), "--", sys.executable, str(Path(__file__).resolve()), "--cross",
+           str(even_store), str(odd_store), "--"]
+    out = subprocess.run(pinned(cmd), capture_output=True, text=True, cwd=ROOT, env=one_core_env()).stdout
+    lines = out.strip().splitlines()
+    summary = next((ln for ln in reversed(lines) if ln.startswith("recall=")), "no result: " + out[-200:])
+    errors = next((ln for ln in lines if ln.startswith("most common errors")), "")
+    return summary, errors.replace("most common errors: ", "")
 
 
 def run() -> list[str]:
@@ -77,12 +122,11 @@ def run() -> list[str]:
 
     learn_half, held = split_by_name(read_scenes(SCENES))
     with tempfile.TemporaryDirectory(prefix="deck-scenes-") as tmp:
-        store = Path(tmp) / "bicycle.deck.npz"
-        done = subprocess.run(pinned([sys.executable, str(Path(__file__).resolve()), "--learn", str(store)]),
-                              capture_output=True, text=True, cwd=ROOT, env=one_core_env())
-        if done.returncode:
-            return head + [f"FAILED to learn: {done.stderr.strip()[-300:]}"]
-        learned = done.stdout.strip().splitlines()[-1]
+        store, odd_store = Path(tmp) / "bicycle.deck.npz", Path(tmp) / "bicycle-odd.deck.npz"
+        try:
+            learned, learned_odd = learn_fold(store, 0), learn_fold(odd_store, 1)
+        except RuntimeError as exc:
+            return head + [f"FAILED to learn: {exc}"]
         names = [s.name for s in held]
         n_all = held_out_folder(Path(tmp) / "held", names)
         n_jok = held_out_folder(Path(tmp) / "held-jokers", names, joker_only=True)
@@ -93,20 +137,33 @@ def run() -> list[str]:
                 summary, errors = evaluate(Path(tmp) / folder, path)
                 rows.append(f"| {label} ({n}) | {reader} | {summary} |")
                 errs.append(f"- {label} / {reader}: {errors}")
+        for reader, (summary, errors) in (("stock recognizer", evaluate(SCENES, None)),
+                                          ("learned deck store, two folds", two_fold_row(store, odd_store))):
+            rows.append(f"| all photos ({len(learn_half) + len(held)}) | {reader} | {summary} |")
+            errs.append(f"- all photos / {reader}: {errors}")
     return head + [
         f"Split by sorted file name: {len(learn_half)} even positions learned, {len(held)} odd positions held out. "
         "The dataset pastes cut-out card photos into many scenes, so a held-out image may reuse a card "
-        "cut-out seen while learning (the same deck, as at a real table, but not necessarily new photos).", "",
-        f"- learning: {learned}", "",
+        "cut-out seen while learning (the same deck, as at a real table, but not necessarily new photos). "
+        "Two folds: the halves swap, and on all the photos each is read by the store learned from the other "
+        "half.", "",
+        f"- learning: {learned}", f"- learning the other way (odd positions): {learned_odd}", "",
         "| images | reader | eval_vision.py (one core) |", "|---|---|---|", *rows, "", "Top confusions:", "", *errs]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--learn", metavar="OUT.npz", help="only learn from the learn half and save the store")
+    parser.add_argument("--fold", type=int, choices=(0, 1), default=0,
+                        help="with --learn: 0 learns the even positions, 1 the odd ones")
+    parser.add_argument("--cross", nargs=2, metavar=("EVEN.npz", "ODD.npz"),
+                        help="read the images after -- each with the store that did not learn it")
+    parser.add_argument("images", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.cross:
+        return cross_read(Path(args.cross[0]), Path(args.cross[1]), args.images)
     if args.learn:
-        learn(Path(args.learn))
+        learn(Path(args.learn), args.fold)
     else:
         print("\n".join(run()))
     return 0
