@@ -87,3 +87,17 @@ def test_high_scores_keep_each_names_best_time_only(tmp_path: Path) -> None:
     import sqlite3
     with sqlite3.connect(tmp_path / "demo.db") as db:
         assert db.execute("SELECT count(*) FROM highscores").fetchone()[0] == 2
+
+
+def test_a_visitors_reaction_times_stay_bounded(tmp_path: Path) -> None:
+    # a visitor may slap all day at a kiosk: only their newest times are kept (the last 5 are shown)
+    from types import SimpleNamespace
+    from tabletop import demo as demo_module
+    demo = DemoTable(games=1, game="irish-snap", headless=True, vision=False, journal_path=tmp_path / "demo.db")
+    seat = demo.join(name="Ada")["seat"]
+    window = SimpleNamespace(decided=False, slaps={}, opened_ns=0)
+    demo.table = SimpleNamespace(runtime=SimpleNamespace(game=SimpleNamespace(window=window, game_id="irish-snap")))
+    for k in range(demo_module.VISITOR_TIMES + 15):
+        demo._reaction(seat, (200 + k) * 1_000_000)
+    times = demo.visitors[seat]["times"]
+    assert len(times) == demo_module.VISITOR_TIMES and times[-1] == 200 + demo_module.VISITOR_TIMES + 14
