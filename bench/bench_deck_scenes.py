@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_vision import DATA, EVAL, one_core_env, pinned, score_folder  # noqa: E402
+from bench.bench_vision import DATA, EVAL, one_core_env, pinned, score_command, score_folder  # noqa: E402
 
 SCENES = DATA / "scenes-bicycle"
 
@@ -105,12 +105,8 @@ def learn_fold(store: Path, fold: int) -> str:
 
 def two_fold_row(even_store: Path, odd_store: Path) -> tuple[str, str]:
     """(summary, confusions) on all the photos, each read by the store learned from the other half."""
-    cmd = [sys.executable, str(EVAL), str(SCENES), "--", sys.executable, str(Path(__file__).resolve()), "--cross",
-           str(even_store), str(odd_store), "--"]
-    out = subprocess.run(pinned(cmd), capture_output=True, text=True, cwd=ROOT, env=one_core_env()).stdout
-    lines = out.strip().splitlines()
-    summary = next((ln for ln in reversed(lines) if ln.startswith("recall=")), "no result: " + out[-200:])
-    errors = next((ln for ln in lines if ln.startswith("most common errors")), "")
+    summary, errors = score_command(SCENES, [sys.executable, str(Path(__file__).resolve()), "--cross",
+                                             str(even_store), str(odd_store), "--"])
     return summary, errors.replace("most common errors: ", "")
 
 

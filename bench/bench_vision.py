@@ -41,8 +41,14 @@ def pinned(cmd: list[str]) -> list[str]:
 def score_folder(folder: Path, recognize_args: list[str]) -> tuple[str, str]:
     """(summary line, errors line) from eval_vision.py on a labelled folder, running
     `referee recognize --json` with `recognize_args` on one core."""
-    cmd = [sys.executable, str(EVAL), str(folder), "--",
-           sys.executable, "-m", "referee.vision.cli", "recognize", "--json", *recognize_args]
+    return score_command(folder, [sys.executable, "-m", "referee.vision.cli", "recognize", "--json",
+                                  *recognize_args])
+
+
+def score_command(folder: Path, command: list[str]) -> tuple[str, str]:
+    """(summary line, errors line) from eval_vision.py on a labelled folder, running `command` (which prints
+    `referee recognize --json` lines for the image paths appended to it) on one core."""
+    cmd = [sys.executable, str(EVAL), str(folder), "--", *command]
     out = subprocess.run(pinned(cmd), capture_output=True, text=True, cwd=ROOT, env=one_core_env()).stdout
     lines = out.strip().splitlines()
     summary = next((ln for ln in reversed(lines) if ln.startswith("recall=")), "no result: " + out[-200:])
