@@ -531,3 +531,33 @@ def test_a_broken_glyphs_empty_rows_are_not_a_threes_waist() -> None:
     assert consistency.right_waist(p) == 0.0
     p[14:20, 8:14] = 255  # joined at the left: now the right edge dips in between them
     assert consistency.right_waist(p) > consistency.THREE_WAIST_MIN
+
+
+def _with_stub(p: np.ndarray) -> np.ndarray:
+    """The drawn pip with a 1 px stroke sticking out of its right side in its upper half, as a stub of the
+    covering card's printed edge leaves on a real pip."""
+    out = p.copy()
+    cv2.line(out, (27, 9), (35, 17), 255, 1)
+    return out
+
+
+def test_a_stub_on_a_pip_hides_its_shape_until_it_is_opened_away() -> None:
+    diamond = np.zeros((160, 160), np.uint8)
+    cv2.fillPoly(diamond, [np.array([[80, 4], [136, 80], [80, 156], [24, 80]], np.int32)], 255)
+    diamond = cv2.resize(diamond, (40, 40), interpolation=cv2.INTER_AREA)
+    assert consistency.pip_shaped(diamond, "D")
+    stubbed = _with_stub(diamond)
+    assert not consistency.pip_shaped(stubbed, "D")               # the stub reads as a notch
+    assert consistency.pip_shaped(consistency.without_stubs(stubbed), "D")
+    spade = _point(0, 0)
+    assert consistency.pip_shaped(consistency.without_stubs(_with_stub(spade)), "S")
+
+
+def test_opening_a_club_never_gives_it_a_spades_point() -> None:
+    lobes = np.zeros((40, 40), np.uint8)
+    for cx, cy in ((20, 10), (9, 22), (31, 22)):
+        cv2.circle(lobes, (cx, cy), 9, 255, -1)
+    cv2.line(lobes, (20, 25), (20, 38), 255, 4)  # the stem
+    for club in (lobes, _with_stub(lobes)):
+        assert not consistency.pip_shaped(consistency.without_stubs(club), "S")
+        assert not consistency.pip_shaped(consistency.without_stubs(club), "D")
