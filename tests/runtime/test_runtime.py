@@ -5,7 +5,7 @@ import threading
 
 from referee.cards import Card
 from referee.events import MS, CardSeen, Slap
-from referee.ports import MemoryAnnouncer, Notice
+from referee.ports import MemoryAnnouncer, Notice, Utterance
 from referee.runtime import TableRuntime
 from referee.rulings import Ruling
 from referee.session import Session
@@ -135,7 +135,6 @@ def test_a_margin_that_arrives_after_the_ruling_reaches_live_views() -> None:
 
 def test_a_bounded_memory_announcer_keeps_only_its_newest_lines() -> None:
     # a silent table (no speaker) runs for days: what it would have said must not grow without end
-    from referee.ports import Utterance
     bounded, unbounded = MemoryAnnouncer(keep=3), MemoryAnnouncer()
     lines = [Utterance(f"line {i}", "ruling") for i in range(10)]
     for line in lines:
@@ -143,12 +142,3 @@ def test_a_bounded_memory_announcer_keeps_only_its_newest_lines() -> None:
         unbounded.say(line)
     assert bounded.said == lines[-3:] and unbounded.said == lines
 
-
-def test_a_silent_table_speaks_into_a_bounded_announcer() -> None:
-    from referee.config import TableConfig
-    from referee.ports import SILENT_KEEP
-    from tabletop.build import build_announcer
-    config = TableConfig()
-    assert config.audio.backend == "silent"  # the default: a table set up without a speaker
-    announcer = build_announcer(config)
-    assert isinstance(announcer, MemoryAnnouncer) and announcer.keep == SILENT_KEEP
