@@ -5,8 +5,9 @@ at the lowest cut-offs that keep `TARGET_PRECISION` on checking photos, counting
 every name (a second card named on a one-card shot is wrong). Two are chosen
 together: the store's own `min_conf`, and `stock_cut`, the confidence at which
 the stock reader's readings come first (`deck_store.stock_first`), or None to
-leave the stock reader out (a deck whose print fools it). The stock reader never
-learned from the deck, so choosing its cut on the deck's photos is fair.
+leave the stock reader out (a deck whose print fools it). The stock reader is the
+store's adapted pair when it has one (`DeckStore.reader`), fine-tuned on the photos
+the store learned from, never on the checking photos.
 """
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ class StoreLook:
     def of(cls, store: DeckStore, image: np.ndarray, want: Counter[str]) -> "StoreLook":
         frame, cands, x, scale, _ = framed_candidates(image, marks=store.marks)
         return cls(want, frame, cands, scale, store.vote(x, marks=mark_rows(cands)),
-                   stock_readings(frame, cands, x, None))
+                   stock_readings(frame, cands, x, None, store.reader))
 
     def names(self, cut: float, stock_cut: float | None) -> list[str]:
         if stock_cut not in self._first:  # claimed once per stock cut, whatever the store's cut

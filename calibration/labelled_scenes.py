@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from referee.cards import Card
-from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, embed, mark_rows, relit
+from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, labelled, relit
 
 from .cut_choice import CutCheck, StoreLook, choose_cuts
 
@@ -122,7 +122,7 @@ def label_image(image: np.ndarray, boxes: Sequence[Box]) -> Labelled:
         box = next((b for b in by_area if _inside(b, c.cx / scale, c.cy / scale)), None)
         ok = box is not None and _inside(box, c.suit.cx / scale, c.suit.cy / scale)
         names.append(box[0] if ok and box is not None else NOT_INDEX)
-    return embed(x, mark_rows(cands)), names
+    return labelled(cands, x, names)
 
 
 def _inside(box: Box, x: float, y: float) -> bool:

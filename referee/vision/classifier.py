@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -70,17 +71,28 @@ class IndexMLP:
         t = self.temperature
         return _softmax((_mm(h, self.wr) + self.br) / t), _softmax((_mm(h, self.ws) + self.bs) / t)
 
+    def arrays(self, prefix: str = "") -> dict[str, Any]:
+        """The model as named arrays (weights in float16), `prefix` before each name: for an npz of its own
+        (`save`) or inside another file (a deck store keeps its adapted pair)."""
+        out = {prefix + n: getattr(self, n).astype(np.float16 if n.startswith("w") else np.float32) for n in self.NAMES}
+        out[prefix + "temperature"] = np.float32(self.temperature)
+        out[prefix + "fill_width"] = np.bool_(self.fill_width)
+        return out
+
+    @classmethod
+    def from_arrays(cls, z: Mapping[str, np.ndarray], prefix: str = "") -> "IndexMLP":
+        """The model `arrays` wrote (KeyError when one is missing)."""
+        weights = {n: np.asarray(z[prefix + n], np.float32) for n in cls.NAMES}
+        fill = bool(z[prefix + "fill_width"]) if prefix + "fill_width" in z else False
+        return cls(temperature=float(z[prefix + "temperature"]), fill_width=fill, **weights)
+
     def save(self, path: Path) -> None:
-        arrays = {n: getattr(self, n).astype(np.float16 if n.startswith("w") else np.float32) for n in self.NAMES}
-        np.savez_compressed(path, temperature=np.float32(self.temperature), fill_width=np.bool_(self.fill_width),
-                            **arrays)
+        np.savez_compressed(path, **self.arrays())
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> "IndexMLP":
         with np.load(path) as z:
-            arrays = {n: z[n].astype(np.float32) for n in cls.NAMES}
-            fill = bool(z["fill_width"]) if "fill_width" in z.files else False
-            return cls(temperature=float(z["temperature"]), fill_width=fill, **arrays)
+            return cls.from_arrays({k: z[k] for k in z.files})
 
 
 class IndexCNN:

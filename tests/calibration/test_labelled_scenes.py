@@ -93,10 +93,27 @@ def test_reads_labels_and_boxes_and_splits_by_name(rendered: Path) -> None:
     assert [s.name for s in held] == [f"s{i:03d}.png" for i in range(1, 10, 2)]
 
 
+def test_a_learned_store_keeps_its_adapted_reader_in_its_file(store: DeckStore, tmp_path: Path) -> None:
+    assert store.reader is not None
+    path = tmp_path / "deck.npz"
+    store.save(path)
+    again = DeckStore.load(path)
+    assert again.reader is not None
+    x = np.random.default_rng(2).random((4, 704)).astype(np.float32)
+    assert np.allclose(again.reader.predict(x)[0], store.reader.predict(x)[0], atol=2e-3)  # float16 weights
+    store_alone = DeckStore.load(path)
+    store_alone.reader = None
+    store_alone.save(path)
+    assert DeckStore.load(path).reader is None
+
+
 def test_candidates_in_a_corner_box_get_its_card_the_rest_dash(rendered: Path) -> None:
     for scene in read_scenes(rendered)[:4]:
-        vecs, names = label_image(scene.image(), scene.boxes)
+        rows = label_image(scene.image(), scene.boxes)
+        vecs, names = rows.vectors, list(rows.labels)
         assert len(vecs) == len(names)
+        assert rows.pair_rows is not None and len(rows.pair_rows) == len(rows.pair_labels) <= len(names)
+        assert set(rows.pair_labels) - {NOT_INDEX} == set(scene.cards)  # the adapted reader's rows: rank over suit
         named = collections.Counter(n for n in names if n != NOT_INDEX)
         assert set(named) == set(scene.cards), (scene.name, named)   # every card's indices found, no other
         assert names.count(NOT_INDEX) > 0                              # pips and wrong pairings are "-"
