@@ -23,8 +23,9 @@ from calibration.cut_choice import CUTS
 from calibration.labelled_scenes import SceneError, fit_scenes, label_image, read_scenes, split_by_name
 from referee.cards import Card
 from referee.vision import render
-from referee.vision.deck_store import (NOT_INDEX, DeckStore, Shot, framed_candidates, stock_first,
+from referee.vision.deck_store import (MARK_FLOOR, NOT_INDEX, DeckStore, Shot, framed_candidates, stock_first,
                                       stock_readings, store_after)
+from referee.vision.index_detect import Blob, Candidate
 from referee.vision.recognize import recognize
 
 from .conftest import DATA
@@ -250,3 +251,12 @@ def test_real_bicycle_store_beats_the_stock_recognizer_on_held_out_photos() -> N
     # stock 0.953 (0.969 / 0.953 while only the stock reader had it)
     assert recall > stock_recall + 0.02, (recall, stock_recall)
     assert precision >= 0.88, precision
+
+
+def test_a_lone_mark_names_a_joker_only_when_very_sure() -> None:
+    """`MARK_FLOOR`: a store cut low enough for rank-over-suit rows does not let a mark name a Joker."""
+    mark = Blob(1, 0, 0, 9, 9, 40, 4.0, 4.0, 0.0, np.zeros((1, 2), np.float32))
+    cand = Candidate((mark,), mark, 0.0, 1.0, 9.0, 4.0, 4.0)
+    for conf, named in ((MARK_FLOOR - 0.02, []), (MARK_FLOOR, ["JOKER"])):
+        found = store_after([cand], 1.0, (["JOKER"], np.array([conf]), np.array([0.01])), 0.9, {}, set())
+        assert [str(d.card) for d in found] == named, conf
