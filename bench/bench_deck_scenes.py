@@ -73,6 +73,7 @@ def learn(out: Path, fold: int = 0) -> None:
           f"({int((store.labels != '-').sum())} index rows), d_ok {store.d_ok:.3f}, min_conf {store.min_conf:.2f}, "
           f"{'adapted' if store.reader is not None else 'stock'} reader first at "
           f"{'(left out)' if store.stock_cut is None else f'{store.stock_cut:.2f}'}, "
+          f"Joker marks at {store.mark_conf or store.min_conf:.2f}, "
           f"{time.perf_counter() - t:.1f} s")
 
 

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     for line in report.lines():
         ui.say(line)
     if check:
-        ui.say(f"naming at {describe(model.min_conf, model.stock_cut)} (chosen on the held-out shots)")
+        ui.say(f"naming at {describe(model.min_conf, model.stock_cut, model.mark_conf)} (chosen on the held-out shots)")
     folder = directory(args)
     folder.mkdir(parents=True, exist_ok=True)
     model_name = f"{args.table}.deck.npz"
@@ -122,7 +122,7 @@ def run_scenes(args: argparse.Namespace) -> int:
     missing = [c for c in deck if c not in model.cards]
     usable = not missing and check is not None and check.precision >= TARGET_PRECISION
     checked = (f"check on {check.images} of them (learned from the others): recall {check.recall:.3f} precision "
-               f"{check.precision:.3f} at {describe(check.cut, check.stock_cut)}" if check is not None
+               f"{check.precision:.3f} at {describe(check.cut, check.stock_cut, check.mark_cut)}" if check is not None
                else "too few photos to check (4 or more needed)")
     ui.say(f"learned {len(model.cards)} cards from {len(scenes)} photos ({len(model.vectors)} rows, "
            f"{int((model.labels != '-').sum())} index rows); {checked}"

@@ -156,13 +156,17 @@ def learn_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: 
     check = None
     if choose_cut and len(scenes) >= 4:
         check = choose_min_conf(scenes, augment=augment)
-        store.min_conf, store.stock_cut = check.cut, check.stock_cut
+        store.min_conf, store.stock_cut, store.mark_conf = check.cut, check.stock_cut, check.mark_cut
     return store, check
 
 
 def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False) -> CutCheck:
     """The store's cut-offs (`cut_choice.choose_cuts`: its own and the stock reader's) chosen where half of
-    `scenes` (even name positions) names the other half. Never sees held-out images."""
-    inner_learn, inner_check = split_by_name(scenes)
-    store = DeckStore.fit_labelled(labelled_images(inner_learn, augment=augment))
-    return choose_cuts(StoreLook.of(store, scene.image(), Counter(scene.cards)) for scene in inner_check)
+    `scenes` names the other half, both ways (even name positions name the odd ones, then the odd the even):
+    every scene is checked once. Never sees held-out images."""
+    halves = split_by_name(scenes)
+    looks = []
+    for inner_learn, inner_check in (halves, halves[::-1]):
+        store = DeckStore.fit_labelled(labelled_images(inner_learn, augment=augment))
+        looks += [StoreLook.of(store, scene.image(), Counter(scene.cards)) for scene in inner_check]
+    return choose_cuts(looks)

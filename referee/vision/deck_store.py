@@ -74,8 +74,6 @@ GATE_DIMS = 128       # principal axes of the lower bound that skips candidates 
 SHORTLIST = 8         # rows per candidate re-ranked at full dimension
 EXACT_UP_TO = 2048    # stores this small are searched exactly
 READER_PREFIX = "reader_"   # the adapted pair's arrays in a store file
-MARK_FLOOR = 0.99     # a lone mark names a Joker at this confidence or more, whatever the store's cut: at 0.95 a
-#                       store named 5 false Jokers on scenes-bicycle's held-out half (0.99: none, 1 Joker fewer)
 
 
 
@@ -176,6 +174,7 @@ class DeckStore:
     marks: bool = True               # learned lone marks (index_detect.mark_candidates); not before version 3
     stock_cut: float | None = None   # the stock reader's readings at this cut come first (None: left out)
     reader: AgreeingPair | None = None   # the stock pair adapted to this deck (`deck_reader`), read in its place
+    mark_conf: float | None = None       # a lone mark names a Joker at this confidence or more (None: min_conf)
     _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- learning ---------------------------------------------------------------------
@@ -294,7 +293,8 @@ class DeckStore:
         free = np.array([not (c.blob_ids & first[1]) for c in cands], bool)
         voted = self.vote_rows(x, free, floor=0.0 if include_unsure else floor, marks=mark_rows(cands))
         claimed: set[int] = set()
-        found = store_after(cands, scale, voted, None if include_unsure else floor, *first, claimed=claimed)
+        found = store_after(cands, scale, voted, None if include_unsure else floor, *first, claimed=claimed,
+                            mark_floor=self.mark_conf)
         if image is None or frame is None or include_unsure or not unsure:
             return found
         gate = max(self.stock_cut or 0.0, STOCK_MIN_CONFIDENCE)
@@ -327,6 +327,8 @@ class DeckStore:
             arrays.update(stock_cut=np.float32(self.stock_cut))
         if self.reader is not None:
             arrays.update(pair_arrays(self.reader, READER_PREFIX))
+        if self.mark_conf is not None:
+            arrays.update(mark_conf=np.float32(self.mark_conf))
         buf = io.BytesIO()
         np.savez_compressed(buf, **arrays)
         return buf.getvalue()
@@ -354,6 +356,7 @@ class DeckStore:
                             float(z["d_ok"]), float(z["min_conf"]), mean=axes[0], basis=axes[1],
                             marks=bool(z["marks"]) if "marks" in z.files else False,
                             stock_cut=round(float(z["stock_cut"]), 4) if "stock_cut" in z.files else None,
+                            mark_conf=round(float(z["mark_conf"]), 4) if "mark_conf" in z.files else None,
                             reader=pair_from_arrays({k: z[k] for k in z.files if k.startswith(READER_PREFIX)},
                                                     READER_PREFIX))
         except (KeyError, EOFError, OSError, zipfile.BadZipFile, TypeError) as exc:
@@ -398,11 +401,12 @@ def stock_first(frame: Frame, stock: Sequence[Reading], scale: float) -> tuple[d
 
 def store_after(cands: Sequence[Candidate], scale: float, voted: tuple[list[str], np.ndarray, np.ndarray],
                 floor: float | None, first: dict[Card, Detection], used: set[int],
-                claimed: set[int] | None = None) -> list[Detection]:
+                claimed: set[int] | None = None, mark_floor: float | None = None) -> list[Detection]:
     """The cards an image's readings name, most supported first, once the stock readings have claimed theirs
     (`stock_first`: `first`, `used`; not changed): the store's `vote` rows reaching `floor` (None: all), surest
-    first, each claiming its blobs (one blob belongs to one index); a lone mark needs `MARK_FLOOR` too. All
-    blobs claimed by then are added to `claimed` when given."""
+    first, each claiming its blobs (one blob belongs to one index); a lone mark needs `mark_floor` too (a
+    store's `mark_conf`). All blobs claimed by then are added to `claimed` when given."""
+    mark_need = None if floor is None else max(floor, mark_floor or 0.0)
     names, conf, dist = voted
     best = dict(first)
     if claimed is None:
@@ -413,7 +417,7 @@ def store_after(cands: Sequence[Candidate], scale: float, voted: tuple[list[str]
     evidence = {card: det.confidence for card, det in best.items()}
     for i in np.lexsort((dist, -conf)):      # surest first; of equally sure, the closest match
         name, c, cd = names[i], float(conf[i]), cands[i]
-        if name == NOT_INDEX or (floor is not None and c < (max(floor, MARK_FLOOR) if is_mark(cd) else floor)):
+        if name == NOT_INDEX or (floor is not None and c < (mark_need if is_mark(cd) else floor)):
             continue
         blobs = cd.blob_ids
         if blobs & used:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from calibration.cut_choice import CUTS, TARGET_PRECISION, check, choose_cuts
+from calibration.cut_choice import CUTS, TARGET_PRECISION, check, choose_cuts, describe
 
 
 @dataclass
@@ -22,7 +22,7 @@ class _Look:
     def want(self) -> Counter[str]:
         return Counter({self.card: 1})
 
-    def names(self, cut: float, stock_cut: float | None) -> list[str]:
+    def names(self, cut: float, stock_cut: float | None, mark_cut: float | None = None) -> list[str]:
         out = []
         if stock_cut is not None and self.stock >= stock_cut:
             out.append(self.stock_card or self.card)
@@ -77,3 +77,30 @@ def test_one_more_card_named_is_not_worth_a_wrong_name_in_150() -> None:
     assert 0.99 < check(looks, 0.99, 0.9).precision < 0.995
     chosen = choose_cuts(looks)
     assert chosen.stock_cut != 0.9 and chosen.precision == 1.0
+
+
+@dataclass
+class _MarkLook:
+    """A stand-in photo: its card named at `own`, and a lone mark (court art, table print) voted a Joker at
+    `false_joker`, named where it reaches both the store's cut and the mark cut."""
+
+    card: str
+    own: float
+    false_joker: float = 0.0
+
+    @property
+    def want(self) -> Counter[str]:
+        return Counter({self.card: 1})
+
+    def names(self, cut: float, stock_cut: float | None, mark_cut: float | None = None) -> list[str]:
+        out = [self.card] if self.own >= cut else []
+        return out + (["JOKER"] if self.false_joker >= max(cut, mark_cut or 0.0) else [])
+
+
+def test_false_joker_marks_raise_the_mark_cut_not_the_stores() -> None:
+    # cards named at 0.92 and a false Joker mark at 0.98 in one photo of six: only the mark's cut goes up
+    looks = [_MarkLook("KS", 0.92), _MarkLook("QH", 0.92, false_joker=0.98)] + [_MarkLook("9D", 0.92)] * 4
+    chosen = choose_cuts(looks)
+    assert chosen.cut <= 0.9 and chosen.mark_cut == 0.99 and chosen.precision == 1.0 and chosen.recall == 1.0
+    assert describe(chosen.cut, chosen.stock_cut, chosen.mark_cut).endswith("Joker marks at 0.99")
+    assert check(looks, 0.9, None).precision < TARGET_PRECISION    # without the mark cut: the false Joker
