@@ -53,11 +53,12 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 import cv2
 import numpy as np
 
-from ..cards import Card
+from ..cards import JOKER, Card
 from .classifier import AgreeingPair, IndexModel, default_model
 from .deck_reader import adapt_pair, pair_arrays, pair_from_arrays
+from .faint_marks import closer_marks, faint_blobs
 from .index_detect import (CTX_PATCH, RANK_PATCH, SUIT_PATCH, Candidate, Frame, features, find_blobs, is_mark,
-                           mark_candidates, pair_candidates, prepare)
+                           lone_marks, mark_candidates, pair_candidates, prepare)
 from .recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
 from .recognize import SECOND_LOOK_FLOOR, Detection, Reading, claim, read_rows, second_look
 
@@ -176,6 +177,7 @@ class DeckStore:
     reader: AgreeingPair | None = None   # the stock pair adapted to this deck (`deck_reader`), read in its place
     mark_conf: float | None = None       # a lone mark names a Joker at this confidence or more (None: min_conf)
     _index: _Index | None = field(default=None, init=False, repr=False, compare=False)
+    _mark_index: _Index | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- learning ---------------------------------------------------------------------
     @classmethod
@@ -227,14 +229,15 @@ class DeckStore:
         return cls(v[keep], lab[keep], sorted(shown, key=_card_key), d_ok, mean=mean, basis=basis, reader=reader)
 
     # -- naming ---------------------------------------------------------------------
-    def vote(self, x: np.ndarray, *, floor: float = 0.0, marks: np.ndarray | None = None
-             ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def vote(self, x: np.ndarray, *, floor: float = 0.0, marks: np.ndarray | None = None,
+             index: _Index | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
         """For feature rows (`marks`: which are lone marks): (best card or "-", confidence 0..1, and the
         distance to its nearest stored row of that card, else inf) per row.
 
         Each row is named by its `K` nearest stored rows, weighted by closeness (zero at twice `d_ok`).
         With `floor`, rows that cannot reach that confidence (no card row within
-        `d_ok * sqrt(-2 ln floor)`) are not searched and come back "-" with confidence 0.
+        `d_ok * sqrt(-2 ln floor)`) are not searched and come back "-" with confidence 0. `index`: the rows
+        searched (default all; `mark_index` for lone marks alone, which only mark rows can name).
         """
         n = len(x)
         names, conf, dist = [NOT_INDEX] * n, np.zeros(n), np.full(n, np.inf)
@@ -242,7 +245,7 @@ class DeckStore:
             return names, conf, dist
         cut = 2.0 * self.d_ok
         radius = cut if floor <= 0 else min(cut, self.d_ok * math.sqrt(max(0.0, -2.0 * math.log(min(floor, 1.0)))))
-        index = self.index()
+        index = index or self.index()
         rows, near, d = index.nearest(embed(x, marks), radius)
         w = np.maximum(0.0, 1.0 - d / cut)                        # (m, K), nearest first
         lab = index.label_ids[near]
@@ -266,6 +269,40 @@ class DeckStore:
                 self.mean, self.basis = principal_axes(self.vectors)
             self._index = _Index(self.vectors, self.labels, self.mean, self.basis)
         return self._index
+
+    def mark_index(self) -> _Index:
+        """The lone-mark rows alone (`embed` turns them to point away from every other row), searched exactly."""
+        if self._mark_index is None:
+            mark = np.asarray(self.vectors, np.float32).sum(axis=1) < 0
+            self._mark_index = _Index(self.vectors[mark], self.labels[mark], None, None)
+        return self._mark_index
+
+    def faint_joker(self, image: np.ndarray, frame: Frame, scale: float, claimed: set[int], floor: float
+                    ) -> Detection | None:
+        """A Joker named from a mark too faint to be a lone mark at the working size (`faint_marks`): its
+        full-size box shows the counters, the store votes it a Joker there, and a full-size crop around it
+        names one at `floor` and the store's `mark_conf`. None when no such mark is found."""
+        if not (self.mark_index().label_ids > 0).any():
+            return None   # no Joker mark learned
+        blobs = faint_blobs(image, frame, scale, claimed)
+        if not blobs:
+            return None
+        cands = lone_marks(blobs)
+        names, _, _ = self.vote(features(frame, cands), marks=np.ones(len(cands), bool), index=self.mark_index())
+        voted = {c.suit.idx for c, name in zip(cands, names) if name == JOKER}
+        need = max(floor, self.mark_conf or 0.0)
+        for blob in (b for b in blobs if b.idx in voted):
+            closer = closer_marks(image, blob, scale)
+            if closer is None or not closer[1]:
+                continue
+            cframe, marks, (x0, y0) = closer
+            names, conf, _ = self.vote(features(cframe, marks), floor=need, marks=np.ones(len(marks), bool),
+                                       index=self.mark_index())
+            sure = [(float(c), m) for name, c, m in zip(names, conf, marks) if name == JOKER and c >= need]
+            if sure:
+                c, m = max(sure, key=lambda t: t[0])
+                return Detection(Card(JOKER), c, (x0 + m.cx, y0 + m.cy))
+        return None
 
     def __call__(self, image: np.ndarray, *, min_conf: float | None = None,
                  include_unsure: bool = False) -> list[Detection]:
@@ -295,6 +332,10 @@ class DeckStore:
         claimed: set[int] = set()
         found = store_after(cands, scale, voted, None if include_unsure else floor, *first, claimed=claimed,
                             mark_floor=self.mark_conf)
+        if (image is not None and frame is not None and not include_unsure and self.marks and JOKER in self.cards
+                and not any(d.card.is_joker for d in found)):
+            joker = self.faint_joker(image, frame, scale, claimed, floor)
+            found += [joker] if joker is not None else []
         if image is None or frame is None or include_unsure or not unsure:
             return found
         gate = max(self.stock_cut or 0.0, STOCK_MIN_CONFIDENCE)
@@ -406,7 +447,7 @@ def store_after(cands: Sequence[Candidate], scale: float, voted: tuple[list[str]
     (`stock_first`: `first`, `used`; not changed): the store's `vote` rows reaching `floor` (None: all), surest
     first, each claiming its blobs (one blob belongs to one index); a lone mark needs `mark_floor` too (a
     store's `mark_conf`). All blobs claimed by then are added to `claimed` when given."""
-    mark_need = None if floor is None else max(floor, mark_floor or 0.0)
+    mark_need = 0.0 if floor is None else max(floor, mark_floor or 0.0)
     names, conf, dist = voted
     best = dict(first)
     if claimed is None:

@@ -394,10 +394,14 @@ def mark_candidates(frame: Frame) -> list[Candidate]:
     (`corner_pairs.opposite_corners`, upright patch overlap >= 0.8) found 18 of the 27 Jokers showing both
     corners, but also the cells of a net tablecloth, and the ink around a mark (Jokers' up to 0.30 of the
     ring within 30% of its size, the net's 0.33) leaves no margin between them."""
+    return lone_marks([b for b in frame.blobs
+                       if max(b.w, b.h) >= MARK_MIN_EXTENT and enclosed_counters(frame, b) >= MARK_COUNTERS_MIN])
+
+
+def lone_marks(blobs: list[Blob]) -> list[Candidate]:
+    """Each blob offered as a lone mark (`mark_candidates`), upright along its long axis both ways."""
     out: list[Candidate] = []
-    for b in frame.blobs:
-        if max(b.w, b.h) < MARK_MIN_EXTENT or enclosed_counters(frame, b) < MARK_COUNTERS_MIN:
-            continue
+    for b in blobs:
         pts = b.pts - b.pts.mean(0)
         _, vecs = np.linalg.eigh(pts.T @ pts)
         ux, uy = float(vecs[0, 1]), float(vecs[1, 1])  # the long axis: the larger eigenvalue's vector
