@@ -13,12 +13,9 @@ has no rank-over-suit index there, so the stock readers never see it. A store al
 keeps lone marks (`index_detect.mark_candidates`: blobs enclosing three or more
 counters), labelled like indices, and only marks can name a mark (`embed`).
 Measured on scenes-bicycle (held-out half): 17 of the 23 Jokers named, none wrongly,
-recall 0.923 -> 0.942 at precision 0.996; about 1 ms more per image. Of the 6 missed, 5 marks
-show their counters at the photo's own 720 px (4-6 of them; 0-2 at the 384 px working size, where
-their thin strokes also break apart) and the store names them at 0.999 or more there. Not adopted
-(session 22): reading every glyph-size blob with too few counters again at full size costs about
-6 ms of features a photo and named a false Joker at 0.991; gating by counters in an Otsu-inked
-full-size crop kept 3 of the 5 at about 2 ms. A cheap gate for that finer look is the lead.
+recall 0.923 -> 0.942 at precision 0.996; about 1 ms more per image. Most missed marks show their
+counters only at the photo's own size (4-6 at 720 px, 0-2 at the 384 px working size): a store looks
+closer at those (`faint_joker`, `faint_marks`), which named 6 of the 10 Jokers missed over both folds.
 
 The stock reader reads first: where it is sure (a `stock_cut` chosen with the store's
 own cut at calibration, or None to leave it out) its readings claim their glyphs, and
