@@ -268,10 +268,11 @@ class DeckStore:
         return self._index
 
     def mark_index(self) -> _Index:
-        """The lone-mark rows alone (`embed` turns them to point away from every other row), searched exactly."""
+        """The lone-mark rows alone (`embed` turns them to point away from every other row), searched like all rows
+        (through the store's principal axes when it has them: 1.1 -> 0.3 ms a photo on scenes-bicycle)."""
         if self._mark_index is None:
             mark = np.asarray(self.vectors, np.float32).sum(axis=1) < 0
-            self._mark_index = _Index(self.vectors[mark], self.labels[mark], None, None)
+            self._mark_index = _Index(self.vectors[mark], self.labels[mark], self.mean, self.basis)
         return self._mark_index
 
     def faint_joker(self, image: np.ndarray, frame: Frame, scale: float, claimed: set[int], floor: float
