@@ -54,8 +54,8 @@ from ..cards import JOKER, Card
 from .classifier import AgreeingPair, IndexModel, default_model
 from .deck_reader import adapt_pair, pair_arrays, pair_from_arrays
 from .faint_marks import closer_marks, faint_blobs
-from .index_detect import (CTX_PATCH, RANK_PATCH, SUIT_PATCH, Candidate, Frame, features, find_blobs, is_mark,
-                           lone_marks, mark_candidates, pair_candidates, prepare)
+from .index_detect import (CTX_PATCH, N_FEATURES, RANK_PATCH, SUIT_PATCH, Candidate, Frame, features, find_blobs,
+                           is_mark, lone_marks, mark_candidates, pair_candidates, prepare)
 from .recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
 from .recognize import SECOND_LOOK_FLOOR, Detection, Reading, claim, read_rows, second_look
 
@@ -406,6 +406,9 @@ class DeckStore:
             raise ValueError(f"{path}: not a deck store (unreadable npz)") from None
         if store.vectors.ndim != 2 or len(store.vectors) != len(store.labels):
             raise ValueError(f"{path}: not a deck store (vectors and labels disagree)")
+        if store.reader is not None and any(m.w1.shape[0] != N_FEATURES or m.mean.shape != (N_FEATURES,)
+                                            for m in (store.reader.drawn, store.reader.filled)):
+            raise ValueError(f"{path}: not a deck store (its adapted reader does not read this referee's features)")
         dim = store.vectors.shape[1]
         if store.basis is not None and (store.basis.ndim != 2 or store.basis.shape[0] != dim
                                         or store.mean is None or store.mean.shape != (dim,)):

@@ -103,6 +103,13 @@ def test_a_learned_store_keeps_its_adapted_reader_in_its_file(store: DeckStore, 
     assert again.reader is not None
     x = np.random.default_rng(2).random((4, 704)).astype(np.float32)
     assert np.allclose(again.reader.predict(x)[0], store.reader.predict(x)[0], atol=2e-3)  # float16 weights
+    truncated = DeckStore.load(path)
+    assert truncated.reader is not None
+    truncated.reader.drawn.w1 = truncated.reader.drawn.w1[:100]
+    truncated.reader.drawn.mean = truncated.reader.drawn.mean[:100]
+    truncated.save(tmp_path / "bad.npz")
+    with pytest.raises(ValueError, match="adapted reader"):
+        DeckStore.load(tmp_path / "bad.npz")
     store_alone = DeckStore.load(path)
     store_alone.reader = None
     store_alone.save(path)
