@@ -23,7 +23,7 @@ from .classifier import RANK_CLASSES, SUIT_CLASSES, AgreeingPair, IndexMLP, pair
 from .index_detect import fill_rank_widths
 from .mlp_training import train
 
-NOT_INDEX = "-"
+NOT_INDEX = "-"             # the label of a candidate that is no corner index (court art, pips, wrong pairs)
 ADAPT_EPOCHS = 15
 ADAPT_RATE = 1e-3
 NOT_INDEX_PER_INDEX = 3.0   # "not an index" rows kept per index row (most candidates are court art and pips)

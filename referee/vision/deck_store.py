@@ -22,7 +22,8 @@ own cut at calibration, or None to leave it out) its readings claim their glyphs
 the store names the rest (`stock_first`, `store_after`). On scenes-bicycle's held-out half that took
 a store from 0.942 to 0.953 recall and from 4 wrong names to 2 (bench/RESULTS.md). Since version 4 the
 store keeps that reader adapted to its deck (`reader`: the stock pair fine-tuned on the deck's labelled
-corners, `deck_reader`): on all 800 photos by two folds 0.971 -> 0.978 (session 23).
+corners, `deck_reader`): on all 800 photos by two folds 0.971 -> 0.977 (session 23; 0.984 with the
+closer look at faint Joker marks and cuts chosen on four inner folds, `calibration.labelled_scenes`).
 
 Naming must fit in a few milliseconds beside the ~11 ms the candidates cost, and a
 store learned from a few hundred photos holds ~50k rows of 604 numbers, so a
@@ -52,14 +53,13 @@ import numpy as np
 
 from ..cards import JOKER, Card
 from .classifier import AgreeingPair, IndexModel, default_model
-from .deck_reader import adapt_pair, pair_arrays, pair_from_arrays
+from .deck_reader import NOT_INDEX, adapt_pair, pair_arrays, pair_from_arrays
 from .faint_marks import closer_marks, faint_blobs
 from .index_detect import (CTX_PATCH, N_FEATURES, RANK_PATCH, SUIT_PATCH, Candidate, Frame, features, find_blobs,
                            is_mark, lone_marks, mark_candidates, pair_candidates, prepare)
 from .recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
 from .recognize import SECOND_LOOK_FLOOR, Detection, Reading, claim, read_rows, second_look
 
-NOT_INDEX = "-"
 K = 3
 GEOM_WEIGHT = 3.0
 _PATCHES = RANK_PATCH * RANK_PATCH + SUIT_PATCH * SUIT_PATCH
