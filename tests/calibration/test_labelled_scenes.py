@@ -26,6 +26,7 @@ from referee.cards import Card
 from referee.vision import render
 from referee.vision.deck_store import (NOT_INDEX, DeckStore, Shot, framed_candidates, stock_first,
                                       stock_readings, store_after)
+from referee.vision.faint_marks import closer_marks, faint_blobs
 from referee.vision.index_detect import Blob, Candidate
 from referee.vision.recognize import recognize
 
@@ -293,3 +294,15 @@ def test_a_faint_joker_mark_is_named_by_its_closer_look() -> None:
         assert "JOKER" not in {str(d.card) for d in plain}, name
     without = [s for s in held if "JOKER" not in s.cards][:40]
     assert not [s.name for s in without if "JOKER" in {str(d.card) for d in learned(s.image(), min_conf=0.99)}]
+
+
+def test_no_closer_look_where_the_photo_was_read_at_its_own_size(store: DeckStore) -> None:
+    """A frame no larger than the working size (a small camera mode) has nothing finer to show: the faint-mark
+    look finds nothing and the store reads it as usual."""
+    img = render.random_table(random.Random(9), (300, 300))
+    render.composite(img, render.Placement(Card.parse("KH"), (150, 150), 120, 10, render.STYLES["classic"]))
+    frame, _, _, scale, _ = framed_candidates(img)
+    assert scale >= 1.0 and faint_blobs(img, frame, scale, set()) == []
+    assert all(str(d.card) in DECK for d in store(img))
+    blob = Blob(1, 0, 0, 9, 9, 40, 4.0, 4.0, 0.0, np.zeros((1, 2), np.float32))
+    assert closer_marks(np.zeros((0, 0, 3), np.uint8), blob, 0.5) is None    # an empty crop: no look, no error
