@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from referee.cards import JOKER
 from referee.vision.recognize import recognize
 
 from . import deck_cal
@@ -70,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     for line in report.lines():
         ui.say(line)
     if check:
-        ui.say(f"naming at {describe(model.min_conf, model.stock_cut, model.mark_conf)} (chosen on the held-out shots)")
+        marks = model.mark_conf if JOKER in model.cards else None   # a deck without a Joker has no marks to cut
+        ui.say(f"naming at {describe(model.min_conf, model.stock_cut, marks)} (chosen on the held-out shots)")
     folder = directory(args)
     folder.mkdir(parents=True, exist_ok=True)
     model_name = f"{args.table}.deck.npz"
@@ -110,7 +112,7 @@ def run_scenes(args: argparse.Namespace) -> int:
         ui.step(1, 2, f"learning a {len(deck)}-card deck from {len(scenes)} labelled photos")
         if extra:
             ui.say(f"not in this deck, learned as not-a-card: {' '.join(extra)}")
-        model, check = learn_scenes(scenes)
+        model, check = learn_scenes(scenes, progress=ui.say)
     except (SceneError, ValueError) as exc:
         print(f"referee calibrate deck: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
@@ -121,8 +123,9 @@ def run_scenes(args: argparse.Namespace) -> int:
     digest = model.save(folder / model_name)
     missing = [c for c in deck if c not in model.cards]
     usable = not missing and check is not None and check.precision >= TARGET_PRECISION
+    marks = check.mark_cut if check is not None and JOKER in model.cards else None
     checked = (f"check on {check.images} of them (learned from the others): recall {check.recall:.3f} precision "
-               f"{check.precision:.3f} at {describe(check.cut, check.stock_cut, check.mark_cut)}" if check is not None
+               f"{check.precision:.3f} at {describe(check.cut, check.stock_cut, marks)}" if check is not None
                else "too few photos to check (4 or more needed)")
     ui.say(f"learned {len(model.cards)} cards from {len(scenes)} photos ({len(model.vectors)} rows, "
            f"{int((model.labels != '-').sum())} index rows); {checked}"

@@ -18,7 +18,7 @@ import csv
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -152,21 +152,25 @@ def fit_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: bo
     return learn_scenes(scenes, augment=augment, choose_cut=choose_cut)[0]
 
 
-def learn_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: bool = True
-                 ) -> tuple[DeckStore, CutCheck | None]:
-    """`fit_scenes`, and the check its cut-off was chosen on (None with fewer than 4 scenes)."""
+def learn_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: bool = True,
+                 progress: Callable[[str], None] | None = None) -> tuple[DeckStore, CutCheck | None]:
+    """`fit_scenes`, and the check its cut-off was chosen on (None with fewer than 4 scenes). `progress`
+    hears each stage (learning 400 photos takes minutes on a Pi)."""
     if not scenes:
         raise SceneError("no labelled scenes to learn from")
+    say = progress or (lambda line: None)
     cards = {c for s in scenes for c in s.cards}
+    say(f"reading the corners of {len(scenes)} photos and adapting the reader to them...")
     store = DeckStore.fit_labelled(labelled_images(scenes, augment=augment), cards=cards)
     check = None
     if choose_cut and len(scenes) >= 4:
-        check = choose_min_conf(scenes, augment=augment)
+        check = choose_min_conf(scenes, augment=augment, progress=say)
         store.min_conf, store.stock_cut, store.mark_conf = check.cut, check.stock_cut, check.mark_cut
     return store, check
 
 
-def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False, folds: int = INNER_FOLDS) -> CutCheck:
+def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False, folds: int = INNER_FOLDS,
+                    progress: Callable[[str], None] | None = None) -> CutCheck:
     """The store's cut-offs (`cut_choice.choose_cuts`: its own and the stock reader's) chosen where each of
     `folds` groups of `scenes` (by name position) is named by a store learned from the others: every scene is
     checked once. Never sees held-out images."""
@@ -174,6 +178,8 @@ def choose_min_conf(scenes: Sequence[Scene], *, augment: bool = False, folds: in
     groups = [ordered[j::folds] for j in range(folds)]
     looks = []
     for j, inner_check in enumerate(groups):
+        if progress:
+            progress(f"choosing the cut-offs: {j + 1} of {folds} parts of the photos, named by the others...")
         inner_learn = [s for k, g in enumerate(groups) if k != j for s in g]
         store = DeckStore.fit_labelled(labelled_images(inner_learn, augment=augment))
         looks += [StoreLook.of(store, scene.image(), Counter(scene.cards)) for scene in inner_check]

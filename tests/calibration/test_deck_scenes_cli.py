@@ -36,10 +36,11 @@ def test_scenes_learns_a_usable_deck_into_the_profile(scenes: Path, tmp_path: Pa
     summary = [ln for ln in done.stdout.splitlines() if ln.startswith("learned ")]
     assert len(summary) == 1 and "learned 4 cards from 8 photos" in summary[0], done.stdout
     assert "precision 1.000" in summary[0], summary
+    assert "adapting the reader" in done.stdout and "4 of 4 parts" in done.stdout, done.stdout   # progress said
     profile = (tmp_path / "table.toml").read_text()
     assert "usable = true" in profile and 'model = "table.deck.npz"' in profile, profile
     store = DeckStore.load(tmp_path / "table.deck.npz")
-    assert sorted(store.cards) == sorted(DECK)
+    assert sorted(store.cards) == sorted(DECK) and store.reader is not None
     scene = sorted(scenes.glob("*.png"))[1]
     import cv2
     assert sorted(str(d.card) for d in store(cv2.imread(str(scene)))) == sorted(DECK[1:3])
