@@ -275,14 +275,15 @@ class DeckStore:
             self._mark_index = _Index(self.vectors[mark], self.labels[mark], self.mean, self.basis)
         return self._mark_index
 
-    def faint_joker(self, image: np.ndarray, frame: Frame, scale: float, claimed: set[int], floor: float
+    def faint_joker(self, image: np.ndarray, frame: Frame, scale: float, skip: set[int], floor: float
                     ) -> Detection | None:
         """A Joker named from a mark too faint to be a lone mark at the working size (`faint_marks`): its
         full-size box shows the counters, the store votes it a Joker there, and a full-size crop around it
-        names one at `floor` and the store's `mark_conf`. None when no such mark is found."""
+        names one at `floor` and the store's `mark_conf`. `skip`: the frame's lone marks and claimed blobs.
+        None when no such mark is found."""
         if not (self.mark_index().label_ids > 0).any():
             return None   # no Joker mark learned
-        blobs = faint_blobs(image, frame, scale, claimed)
+        blobs = faint_blobs(image, frame, scale, skip)
         if not blobs:
             return None
         cands = lone_marks(blobs)
@@ -332,7 +333,8 @@ class DeckStore:
                             mark_floor=self.mark_conf)
         if (image is not None and frame is not None and not include_unsure and self.marks and JOKER in self.cards
                 and not any(d.card.is_joker for d in found)):
-            joker = self.faint_joker(image, frame, scale, claimed, floor)
+            marks = {c.suit.idx for c in cands if is_mark(c)}   # their counters were counted: not faint
+            joker = self.faint_joker(image, frame, scale, claimed | marks, floor)
             found += [joker] if joker is not None else []
         if image is None or frame is None or include_unsure or not unsure:
             return found

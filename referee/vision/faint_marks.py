@@ -16,23 +16,24 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .index_detect import (MARK_COUNTERS_MIN, MARK_MIN_EXTENT, Blob, Candidate, Frame, enclosed_counters,
-                           enclosed_paper, find_blobs, mark_candidates)
+from .index_detect import (MARK_COUNTERS_MIN, MARK_MIN_EXTENT, Blob, Candidate, Frame, enclosed_paper, find_blobs,
+                           mark_candidates)
 
 FULL_SIZE_COUNTER_AREA = 4   # px: a counter of the Otsu-inked full-size box (smaller ones are print grain)
 CLOSER_PAD = 1.0             # the closer crop reaches this many mark extents around its centre
 
 
-def faint_blobs(image: np.ndarray, frame: Frame, scale: float, claimed: set[int]) -> list[Blob]:
-    """Glyph-size blobs of the working frame that are not lone marks there and not claimed by a reading,
-    whose box in the full-size `image` (working px / `scale`) encloses `MARK_COUNTERS_MIN` counters."""
+def faint_blobs(image: np.ndarray, frame: Frame, scale: float, skip: set[int]) -> list[Blob]:
+    """Glyph-size blobs of the working frame not in `skip` (the caller's lone marks, which already enclose
+    `MARK_COUNTERS_MIN` counters there, and blobs a reading claimed), whose box in the full-size `image`
+    (working px / `scale`) encloses `MARK_COUNTERS_MIN` counters."""
     if scale >= 1.0:
         return []   # the photo was read at its own size: there is nothing finer to see
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     h, w = gray.shape[:2]
     out = []
     for b in frame.blobs:
-        if b.idx in claimed or max(b.w, b.h) < MARK_MIN_EXTENT or enclosed_counters(frame, b) >= MARK_COUNTERS_MIN:
+        if b.idx in skip or max(b.w, b.h) < MARK_MIN_EXTENT:
             continue
         x0, y0 = int(b.x / scale), int(b.y / scale)
         x1, y1 = min(w, int((b.x + b.w) / scale) + 1), min(h, int((b.y + b.h) / scale) + 1)
