@@ -10,7 +10,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from referee.cards import JOKER
 from referee.vision.recognize import recognize
 
 from . import deck_cal
@@ -71,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
     for line in report.lines():
         ui.say(line)
     if check:
-        marks = model.mark_conf if JOKER in model.cards else None   # a deck without a Joker has no marks to cut
-        ui.say(f"naming at {describe(model.min_conf, model.stock_cut, marks)} (chosen on the held-out shots)")
+        ui.say(f"naming at {describe(model.min_conf, model.stock_cut, model.mark_conf)} (chosen on the held-out shots)")
     folder = directory(args)
     folder.mkdir(parents=True, exist_ok=True)
     model_name = f"{args.table}.deck.npz"
@@ -123,9 +121,9 @@ def run_scenes(args: argparse.Namespace) -> int:
     digest = model.save(folder / model_name)
     missing = [c for c in deck if c not in model.cards]
     usable = not missing and check is not None and check.precision >= TARGET_PRECISION
-    marks = check.mark_cut if check is not None and JOKER in model.cards else None
+    cuts = describe(model.min_conf, model.stock_cut, model.mark_conf)
     checked = (f"check on {check.images} of them (learned from the others): recall {check.recall:.3f} precision "
-               f"{check.precision:.3f} at {describe(check.cut, check.stock_cut, marks)}" if check is not None
+               f"{check.precision:.3f} at {cuts}" if check is not None
                else "too few photos to check (4 or more needed)")
     ui.say(f"learned {len(model.cards)} cards from {len(scenes)} photos ({len(model.vectors)} rows, "
            f"{int((model.labels != '-').sum())} index rows); {checked}"

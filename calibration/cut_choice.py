@@ -17,7 +17,7 @@ from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
-from referee.cards import Card
+from referee.cards import JOKER, Card
 from referee.vision.deck_store import DeckStore, framed_candidates, mark_rows, stock_first, stock_readings, store_after
 from referee.vision.index_detect import Candidate, Frame
 from referee.vision.recognize import Detection, Reading
@@ -43,6 +43,13 @@ class CutCheck:
     images: int                      # photos checked
     stock_cut: float | None = None   # the stock reader's cut (None: left out)
     mark_cut: float | None = None    # a lone mark's (a Joker's) cut when above `cut` (None: `cut`)
+
+
+def apply(store: DeckStore, chosen: CutCheck) -> None:
+    """Give `store` the chosen cut-offs; a Joker-mark cut only when it learned a Joker (for other decks the
+    mark cut changed nothing on the checking photos, and a report should not name it)."""
+    store.min_conf, store.stock_cut = chosen.cut, chosen.stock_cut
+    store.mark_conf = chosen.mark_cut if JOKER in store.cards else None
 
 
 def describe(cut: float, stock_cut: float | None, mark_cut: float | None = None) -> str:

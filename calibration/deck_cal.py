@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 from referee.vision.recognize import Detection, recognize
 
 from .deck_store import DeckStore, Shot, upright
-from .cut_choice import CutCheck, StoreLook, choose_cuts
+from .cut_choice import CutCheck, StoreLook, apply, choose_cuts
 
 Recognizer = Callable[..., list[Detection]]
 
@@ -123,7 +123,7 @@ def calibrate(learn: Sequence[Shot], check: Sequence[Shot], deck: Sequence[str],
         progress(f"checking {len(check)} held-out shots...")
     if check:
         chosen = choose_cut(store, check)
-        store.min_conf, store.stock_cut, store.mark_conf = chosen.cut, chosen.stock_cut, chosen.mark_cut
+        apply(store, chosen)
     results = score(store, check)
     base = accuracy(score(recognize, check)) if baseline and check else None
     learned = sorted({s.card for s in learn})

@@ -26,7 +26,7 @@ import numpy as np
 from referee.cards import Card
 from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, labelled, relit
 
-from .cut_choice import CutCheck, StoreLook, choose_cuts
+from .cut_choice import CutCheck, StoreLook, apply, choose_cuts
 
 Box = tuple[str, float, float, float, float]   # card, x1, y1, x2, y2
 
@@ -165,7 +165,7 @@ def learn_scenes(scenes: Sequence[Scene], *, augment: bool = False, choose_cut: 
     check = None
     if choose_cut and len(scenes) >= 4:
         check = choose_min_conf(scenes, augment=augment, progress=say)
-        store.min_conf, store.stock_cut, store.mark_conf = check.cut, check.stock_cut, check.mark_cut
+        apply(store, check)
     return store, check
 
 
