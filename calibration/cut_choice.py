@@ -18,8 +18,10 @@ from typing import Iterable, Protocol, Sequence
 import numpy as np
 
 from referee.cards import JOKER, Card
-from referee.vision.deck_store import DeckStore, framed_candidates, mark_rows, stock_first, stock_readings, store_after
+from referee.vision.deck_store import (DeckStore, disagreeing, framed_candidates, mark_rows, stock_first, stock_readings,
+                                      store_after)
 from referee.vision.index_detect import Candidate, Frame
+from referee.vision.recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
 from referee.vision.recognize import Detection, Reading
 
 CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
@@ -77,7 +79,9 @@ class StoreLook:
     scale: float
     voted: tuple[list[str], np.ndarray, np.ndarray]
     stock: list[Reading]
-    _first: dict[float | None, tuple[dict[Card, Detection], set[int]]] = field(default_factory=dict)
+    _first: dict[tuple[float, float | None], tuple[dict[Card, Detection], set[int]]] = field(default_factory=dict)
+    _agreed: dict[tuple[float, float], tuple[list[Reading], tuple[list[str], np.ndarray, np.ndarray]]] = \
+        field(default_factory=dict)
 
     @classmethod
     def of(cls, store: DeckStore, image: np.ndarray, want: Counter[str]) -> "StoreLook":
@@ -86,11 +90,17 @@ class StoreLook:
                    stock_readings(frame, cands, x, None, store.reader))
 
     def names(self, cut: float, stock_cut: float | None, mark_cut: float | None = None) -> list[str]:
-        if stock_cut not in self._first:  # claimed once per stock cut, whatever the store's cut
+        stock, voted = self.stock, self.voted
+        if stock_cut is not None:   # with the stock reader in, each vetoes the other's contradicted readings
+            if (cut, stock_cut) not in self._agreed:
+                self._agreed[cut, stock_cut] = disagreeing(self.cands, self.stock, self.voted, cut,
+                                                           (stock_cut, STOCK_MIN_CONFIDENCE))
+            stock, voted = self._agreed[cut, stock_cut]
+        if (cut, stock_cut) not in self._first:  # claimed once per pair of cuts, whatever the mark cut
             # the stock readings at a cut are all readings filtered by it (its shape settles only raise a row)
-            kept = [] if stock_cut is None else [r for r in self.stock if r[0] >= stock_cut]
-            self._first[stock_cut] = stock_first(self.frame, kept, self.scale)
-        return [str(d.card) for d in store_after(self.cands, self.scale, self.voted, cut, *self._first[stock_cut],
+            kept = [] if stock_cut is None else [r for r in stock if r[0] >= stock_cut]
+            self._first[cut, stock_cut] = stock_first(self.frame, kept, self.scale)
+        return [str(d.card) for d in store_after(self.cands, self.scale, voted, cut, *self._first[cut, stock_cut],
                                                  mark_floor=mark_cut)]
 
 

@@ -24,8 +24,8 @@ from calibration.labelled_scenes import (SceneError, fit_scenes, label_image, la
                                          split_by_name)
 from referee.cards import Card
 from referee.vision import render
-from referee.vision.deck_store import (NOT_INDEX, DeckStore, Shot, framed_candidates, stock_first,
-                                      stock_readings, store_after)
+from referee.vision.deck_store import (NOT_INDEX, VETO, DeckStore, Shot, disagreeing, framed_candidates,
+                                      stock_first, stock_readings, store_after)
 from referee.vision.faint_marks import closer_marks, faint_blobs
 from referee.vision.index_detect import Blob, Candidate
 from referee.vision.recognize import recognize
@@ -161,6 +161,37 @@ def test_the_stock_readers_sure_readings_claim_their_glyphs_before_the_store(ren
                                              *stock_first(frame, stock, scale))]
     assert alone == ["2C"]
     assert "2C" not in both and str(card) in both and set(both) <= set(scene.cards)
+
+
+def test_where_the_reader_and_the_store_read_the_same_glyphs_as_different_cards_neither_is_taken(
+        rendered: Path, store: DeckStore) -> None:
+    scene = split_by_name(read_scenes(rendered))[1][0]
+    frame, cands, x, scale, _ = framed_candidates(scene.image(), marks=store.marks)
+    stock = stock_readings(frame, cands, x, 0.97)
+    conf, card, cand = stock[0]
+    at = cands.index(cand)
+
+    def votes(name: str, sure: float) -> tuple[list[str], np.ndarray, np.ndarray]:
+        names, confs, dist = [NOT_INDEX] * len(cands), np.zeros(len(cands)), np.full(len(cands), np.inf)
+        names[at], confs[at], dist[at] = name, sure, 0.0
+        return names, confs, dist
+
+    # the store names the reading's glyphs 2C at its cut: a checked reading and the vote both go
+    kept, (names, _, _) = disagreeing(cands, stock, votes("2C", 0.96), 0.95, (0.9, 1.01))
+    assert (conf, card, cand) not in kept and names[at] == NOT_INDEX
+    # a reading above the checked range stays (the reader's own cut); the vote it contradicts still goes
+    kept, (names, _, _) = disagreeing(cands, stock, votes("2C", 0.96), 0.95, (0.9, conf))
+    assert (conf, card, cand) in kept and names[at] == NOT_INDEX
+    # a store unsure of its other card (below its cut) leaves the reading alone
+    kept, _ = disagreeing(cands, stock, votes("2C", 0.9), 0.95, (0.9, 1.01))
+    assert (conf, card, cand) in kept
+    # agreeing, both stay
+    kept, (names, _, _) = disagreeing(cands, stock, votes(str(card), 0.99), 0.95, (0.9, 1.01))
+    assert (conf, card, cand) in kept and names[at] == str(card)
+    # a reader below VETO does not overrule the store
+    faint = [(VETO - 0.01, card, cand)]
+    _, (names, _, _) = disagreeing(cands, faint, votes("2C", 0.99), 0.95, (0.9, 1.01))
+    assert names[at] == "2C"
 
 
 def test_a_store_keeps_its_stock_cut_and_older_stores_have_none(store: DeckStore, tmp_path: Path) -> None:
