@@ -310,6 +310,15 @@ def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, floa
     ext = np.array([max(b.w, b.h) for b in blobs], np.float32)
     thin = np.array([b.area < 0.25 * b.w * b.h for b in blobs])  # strokes filling under a quarter of its box
     d = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(-1))
+    # who may partner whom (row: the glyph), all at once: the same float32 tests as one row at a time
+    si, ei = s[:, None], ext[:, None]
+    same = red[:, None] == red[None, :]
+    may_partner = ((d > 0.45 * ei) & (d < 2.0 * ei) & same
+                   & ((s < 1.6 * si) | (thin[:, None] & (s < 2.0 * si) & (ext <= ei)))
+                   & (s > 0.3 * si) & (ext < 1.5 * ei))
+    ratio = ext[None, :] / ei
+    may_stand_beside = (d < 1.3 * ei) & same & (0.6 < ratio) & (ratio < 1.6)
+    np.fill_diagonal(may_stand_beside, False)
     out: list[Candidate] = []
     seen: set[tuple[tuple[int, ...], int]] = set()
     centre: dict[tuple[int, ...], tuple[float, float]] = {}  # a glyph group's ink centre, shared by its pairings
@@ -317,9 +326,7 @@ def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, floa
         np.hypot(c[:, 0] - near[0], c[:, 1] - near[1]) <= near[2] + 1.5 * ext)[0]
     for i in tried:
         a = blobs[i]
-        partnering = np.nonzero((d[i] > 0.45 * ext[i]) & (d[i] < 2.0 * ext[i]) & (red == red[i])
-                          & ((s < 1.6 * s[i]) | (thin[i] & (s < 2.0 * s[i]) & (ext <= ext[i])))
-                          & (s > 0.3 * s[i]) & (ext < 1.5 * ext[i]))[0]
+        partnering = np.flatnonzero(may_partner[i])
         # the nearest partners, those at least half the glyph's size first: print specks and frame-line
         # pieces beside a rank must not take the places of the suit below it
         order = partnering[np.argsort(d[i, partnering])]
@@ -330,8 +337,7 @@ def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, floa
         partners = list(order[:max_partners])
         if not any(s[k] >= s[i] for k in partners):
             partners += [k for k in order[max_partners:] if s[k] >= s[i]][:1]
-        beside = [k for k in np.nonzero((d[i] < 1.3 * ext[i]) & (red == red[i]))[0] if k != i
-                  and 0.6 < ext[k] / ext[i] < 1.6]
+        beside = np.flatnonzero(may_stand_beside[i]).tolist()
         for j in partners:
             bsuit = blobs[j]
             ux, uy = (c[j] - c[i]) / d[i, j]
