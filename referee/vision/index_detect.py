@@ -476,6 +476,67 @@ def _warp_upright(mask: np.ndarray, x0: int, y0: int, ox: float, oy: float, ux: 
     return p, w, h
 
 
+def _as_scalars(ux: np.ndarray, f32: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """`value` (float64) as a Python float meets `ux` in scalar arithmetic: cast to float32 where the
+    candidate's direction is an np.float32 (`f32`: pair candidates; lone marks carry Python floats)."""
+    return np.where(f32, value.astype(np.float32).astype(np.float64), value)
+
+
+def _scalar_op(f32: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """A result rounded to float32 where the scalar arithmetic it stands for ran in float32 (`f32`)."""
+    return np.where(f32, result.astype(np.float32).astype(np.float64), result)
+
+
+def _upright_matrices(extents: np.ndarray, ox: np.ndarray, oy: np.ndarray, ux: np.ndarray, uy: np.ndarray,
+                      f32: np.ndarray, x0: np.ndarray, y0: np.ndarray, size: int) -> np.ndarray:
+    """`_warp_upright`'s warp matrices for many glyphs at once, bit for bit: (n, 2, 3) float32. Each operation
+    is rounded as the scalar code's is (float32 where a candidate's direction is an np.float32, `f32`)."""
+    a0, a1, b0, b1 = extents.T
+    k = np.maximum(a1 - a0, b1 - b0) / (size - 2)
+    ca, cb = (a0 + a1) / 2, (b0 + b1) / 2
+    t1, t2 = ca - size / 2 * k, cb - size / 2 * k
+    vx, vy = uy, -ux
+
+    def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:   # direction times a Python float
+        return _scalar_op(f32, p * _as_scalars(ux, f32, q))
+
+    def add(p: np.ndarray, q: np.ndarray) -> np.ndarray:   # a Python float (or float32) plus a float32
+        return _scalar_op(f32, _as_scalars(ux, f32, p) + q)
+
+    m = np.empty((len(k), 2, 3), np.float32)
+    m[:, 0, 0], m[:, 0, 1] = mul(vx, k), mul(ux, k)
+    m[:, 1, 0], m[:, 1, 1] = mul(vy, k), mul(uy, k)
+    m[:, 0, 2] = _scalar_op(f32, add(ox, mul(vx, t1)) + mul(ux, t2))
+    m[:, 1, 2] = _scalar_op(f32, add(oy, mul(vy, t1)) + mul(uy, t2))
+    m[:, 0, 2] -= x0.astype(np.float32)
+    m[:, 1, 2] -= y0.astype(np.float32)
+    return m
+
+
+def _context_matrices(cands: list[Candidate], f32: np.ndarray) -> np.ndarray:
+    """`_context`'s warp matrices for many candidates at once, bit for bit (as `_upright_matrices`)."""
+    size = CTX_PATCH
+    L = np.array([cd.scale for cd in cands], np.float64)
+    ux = np.array([cd.ux for cd in cands], np.float64)
+    uy = np.array([cd.uy for cd in cands], np.float64)
+    cx = np.array([cd.cx for cd in cands], np.float64)
+    cy = np.array([cd.cy for cd in cands], np.float64)
+    k = 3.2 * L / size
+    vx, vy = uy, -ux
+
+    def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        return _scalar_op(f32, p * _as_scalars(ux, f32, q))
+
+    ox = _scalar_op(f32, _as_scalars(ux, f32, cx) + mul(ux, 0.4 * L))
+    oy = _scalar_op(f32, _as_scalars(ux, f32, cy) + mul(uy, 0.4 * L))
+    m = np.empty((len(cands), 2, 3), np.float32)
+    m[:, 0, 0], m[:, 0, 1] = mul(vx, k), mul(ux, k)
+    m[:, 1, 0], m[:, 1, 1] = mul(vy, k), mul(uy, k)
+    m[:, 0, 2] = _scalar_op(f32, ox - mul(_scalar_op(f32, vx + ux), size / 2 * k))
+    m[:, 1, 2] = _scalar_op(f32, oy - mul(_scalar_op(f32, vy + uy), size / 2 * k))
+    return m
+
+
 def _context(frame: Frame, cand: Candidate) -> np.ndarray:
     """Paper brightness around the index (edges, neighbours), coarse, in the index's frame."""
     size, L = CTX_PATCH, cand.scale
@@ -577,18 +638,42 @@ def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
     ox, oy = [float(g[0].cx) for g in glyphs], [float(g[0].cy) for g in glyphs]
     ux, uy = [cd.ux for cd in cands for _ in (0, 1)], [cd.uy for cd in cands for _ in (0, 1)]
     extents = _extents([m[3] for m in masks], np.array(ox), np.array(oy), np.array(ux, np.float32),
-                       np.array(uy, np.float32)).tolist()
-    for k, cd in enumerate(cands):
-        (rm, rx0, ry0, _), (sm, sx0, sy0, _) = masks[2 * k], masks[2 * k + 1]
-        ranks[k], rw, rh = _warp_upright(rm, rx0, ry0, ox[2 * k], oy[2 * k], cd.ux, cd.uy, extents[2 * k],
-                                         RANK_PATCH)
-        suits[k], sw, sh = _warp_upright(sm, sx0, sy0, ox[2 * k + 1], oy[2 * k + 1], cd.ux, cd.uy,
-                                         extents[2 * k + 1], SUIT_PATCH)
-        X[k, at_ctx:at_geom] = _context(frame, cd).ravel() / 255.0
-        L = cd.scale
-        red = sum(b.red for b in cd.rank) / len(cd.rank)
-        X[k, at_geom:] = (rw / L, rh / L, sw / L, sh / L, len(cd.rank) - 1, min(red, 150) / 100.0,
-                          cd.suit.area / max(1.0, sum(b.area for b in cd.rank)), min(cd.suit.red, 150) / 100.0)
+                       np.array(uy, np.float32))
+    # every warp matrix at once, each number rounded as the scalar code rounds it (`_warp_upright`, `_context`)
+    f32 = np.array([isinstance(cd.ux, np.float32) and isinstance(cd.uy, np.float32) for cd in cands])
+    mixed = [k for k, cd in enumerate(cands) if isinstance(cd.ux, np.float32) != isinstance(cd.uy, np.float32)]
+    x0, y0 = np.array([m[1] for m in masks]), np.array([m[2] for m in masks])
+    ux2, uy2, ox2, oy2 = (np.array(v, np.float64) for v in (ux, uy, ox, oy))
+    at_rank, at_pip = slice(0, None, 2), slice(1, None, 2)
+    rank_m, suit_m = (_upright_matrices(extents[at], ox2[at], oy2[at], ux2[at], uy2[at], f32, x0[at], y0[at], side)
+                      for at, side in ((at_rank, RANK_PATCH), (at_pip, SUIT_PATCH)))
+    ctx_m = _context_matrices(cands, f32)
+    ctx = np.empty((n, CTX_PATCH, CTX_PATCH), np.uint8)
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    for k in range(n):
+        ranks[k] = cv2.warpAffine(masks[2 * k][0], rank_m[k], (RANK_PATCH, RANK_PATCH), flags=flags,
+                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        suits[k] = cv2.warpAffine(masks[2 * k + 1][0], suit_m[k], (SUIT_PATCH, SUIT_PATCH), flags=flags,
+                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        ctx[k] = cv2.warpAffine(frame.norm, ctx_m[k], (CTX_PATCH, CTX_PATCH),
+                                flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
+                                borderValue=0)
+    for k in mixed:   # a hand-made candidate mixing float types: the scalar code itself
+        cd = cands[k]
+        ranks[k] = _warp_upright(masks[2 * k][0], masks[2 * k][1], masks[2 * k][2], ox[2 * k], oy[2 * k], cd.ux,
+                                 cd.uy, tuple(extents[2 * k].tolist()), RANK_PATCH)[0]
+        suits[k] = _warp_upright(masks[2 * k + 1][0], masks[2 * k + 1][1], masks[2 * k + 1][2], ox[2 * k + 1],
+                                 oy[2 * k + 1], cd.ux, cd.uy, tuple(extents[2 * k + 1].tolist()), SUIT_PATCH)[0]
+        ctx[k] = _context(frame, cd)
+    X[:, at_ctx:at_geom] = ctx.reshape(n, -1) / 255.0
+    w, h = extents[:, 1] - extents[:, 0], extents[:, 3] - extents[:, 2]
+    L = np.array([cd.scale for cd in cands], np.float64)
+    X[:, at_geom:] = np.column_stack([
+        w[at_rank] / L, h[at_rank] / L, w[at_pip] / L, h[at_pip] / L,
+        [len(cd.rank) - 1 for cd in cands],
+        [min(sum(b.red for b in cd.rank) / len(cd.rank), 150) / 100.0 for cd in cands],
+        [cd.suit.area / max(1.0, sum(b.area for b in cd.rank)) for cd in cands],
+        [min(cd.suit.red, 150) / 100.0 for cd in cands]])
     # soften stroke-width differences between fonts
     X[:, :at_suit] = blur3(ranks).reshape(n, at_suit) / 255.0
     X[:, at_suit:at_ctx] = blur3(suits).reshape(n, at_ctx - at_suit) / 255.0

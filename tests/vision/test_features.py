@@ -1,6 +1,7 @@
 """The feature rows the index readers see (`index_detect.features`)."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import cv2
@@ -8,7 +9,8 @@ import numpy as np
 
 from referee.cards import Card
 from referee.vision import render
-from referee.vision.index_detect import (N_FEATURES, N_GEOM, RANK_PATCH, SUIT_PATCH, _extent, _extents, _patch, blur3,
+from referee.vision.index_detect import (CTX_PATCH, N_FEATURES, N_GEOM, RANK_PATCH, SUIT_PATCH, _context, _extent,
+                                        _extents, _patch, blur3,
                                         features, find_blobs, mark_candidates, pair_candidates, prepare)
 
 
@@ -39,6 +41,27 @@ def test_the_batch_extents_are_each_point_sets_extent_bit_for_bit() -> None:
     batch = _extents(sets, ox, oy, ux, uy)
     for k, pts in enumerate(sets):
         assert tuple(batch[k]) == _extent(pts, float(ox[k]), float(oy[k]), ux[k], uy[k])
+
+
+def test_batch_warps_are_the_scalar_warps_bit_for_bit_whatever_float_type_a_direction_has() -> None:
+    # features() builds every warp matrix at once, rounding each step as the scalar code does: float32 for a pair
+    # candidate's np.float32 direction, float64 for a lone mark's Python floats (a mixed one takes the scalar path)
+    img = render.random_scene(random.Random(5), [Card.parse(c) for c in ("10H", "7C", "QS", "2D")])[0]
+    frame = find_blobs(prepare(img)[0])
+    pairs = pair_candidates(frame)
+    assert pairs and all(isinstance(c.ux, np.float32) and isinstance(c.uy, np.float32) for c in pairs)
+    as_floats = [dataclasses.replace(c, ux=float(c.ux), uy=float(c.uy)) for c in pairs]
+    mixed = [dataclasses.replace(c, ux=float(c.ux)) for c in pairs]
+    at_suit, at_ctx = RANK_PATCH ** 2, RANK_PATCH ** 2 + SUIT_PATCH ** 2
+    for cands in (pairs, as_floats, mixed, pairs + as_floats + mixed):
+        X = features(frame, cands)
+        for k, cd in enumerate(cands):
+            rank = _patch(frame, cd.rank, cd.ux, cd.uy, RANK_PATCH)[0]
+            suit = _patch(frame, (cd.suit,), cd.ux, cd.uy, SUIT_PATCH)[0]
+            assert np.array_equal(X[k, :at_suit], blur3(rank[None])[0].ravel() / np.float32(255.0))
+            assert np.array_equal(X[k, at_suit:at_ctx], blur3(suit[None])[0].ravel() / np.float32(255.0))
+            context = (_context(frame, cd).ravel() / 255.0).astype(np.float32)
+            assert np.array_equal(X[k, at_ctx:at_ctx + CTX_PATCH ** 2], context)
 
 
 def test_feature_rows_match_patches_drawn_one_candidate_at_a_time() -> None:
