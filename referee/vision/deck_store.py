@@ -331,9 +331,9 @@ class DeckStore:
         stock = stock_readings(frame, cands, x, min(self.stock_cut, SECOND_LOOK_FLOOR), self.reader)
         checked = (self.stock_cut, STOCK_MIN_CONFIDENCE)
         # the store searches the rows the sure readings leave free, and those of the readings it checks
-        held = stock_first(frame, [t for t in stock if t[0] >= self.stock_cut], scale)[1]
+        first = stock_first(frame, [t for t in stock if t[0] >= self.stock_cut], scale)
         check = {id(t[2]) for t in stock if checked[0] <= t[0] < checked[1]}
-        rows = np.array([id(c) in check or not (c.blob_ids & held) for c in cands], bool)
+        rows = np.array([id(c) in check or not (c.blob_ids & first[1]) for c in cands], bool)
         voted = self.vote_rows(x, rows, floor=store_at, marks=marks)
         kept, agreed = disagreeing(cands, stock, voted, floor, checked)
         if len(kept) < len(stock) and not rows.all():   # a vetoed reading frees its glyphs: search the rest too
@@ -341,7 +341,8 @@ class DeckStore:
             voted = ([b if r else a for a, b, r in zip(rest[0], voted[0], rows)], np.where(rows, voted[1], rest[1]),
                      np.where(rows, voted[2], rest[2]))
             kept, agreed = disagreeing(cands, stock, voted, floor, checked)
-        first = stock_first(frame, [t for t in kept if t[0] >= self.stock_cut], scale)
+        if len(kept) < len(stock):   # the sure readings left claim anew
+            first = stock_first(frame, [t for t in kept if t[0] >= self.stock_cut], scale)
         return self._named(cands, scale, agreed, first, [t for t in kept if t[0] < self.stock_cut], floor,
                            include_unsure, frame, image)
 
@@ -457,8 +458,8 @@ def disagreeing(cands: Sequence[Candidate], stock: Sequence[Reading], voted: tup
     """The stock readings and store votes less those the other contradicts: a vote whose candidate the reader
     reads as another card at `VETO` or more, and a reading in `checked` (lo <= confidence < hi) whose
     candidate the store names another card (votes it at `store_at`, the store's cut). Where the two read the
-    same glyphs as different cards, one is wrong and neither is sure. Only the readings between the store's
-    stock cut and the stock reader's own cut are checked: the store searches each checked candidate (~0.3 ms).
+    same glyphs as different cards, one is wrong and neither is sure. `DeckStore.name` checks the readings
+    between the store's stock cut and the stock reader's own cut: the store searches each one's glyphs (~0.3 ms).
     Scenes-bicycle, the stores of session 24 by two folds (the rule and the 0.5 chosen on those photos):
     1914 -> 1915 of 1935 named, 6 -> 4 wrong."""
     names, conf, dist = voted

@@ -476,9 +476,9 @@ def _warp_upright(mask: np.ndarray, x0: int, y0: int, ox: float, oy: float, ux: 
     return p, w, h
 
 
-def _as_scalars(ux: np.ndarray, f32: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """`value` (float64) as a Python float meets `ux` in scalar arithmetic: cast to float32 where the
-    candidate's direction is an np.float32 (`f32`: pair candidates; lone marks carry Python floats)."""
+def _as_scalars(f32: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """`value` (float64) as a Python float meets a candidate's direction in scalar arithmetic: cast to float32
+    where the direction is an np.float32 (`f32`: pair candidates; lone marks carry Python floats)."""
     return np.where(f32, value.astype(np.float32).astype(np.float64), value)
 
 
@@ -498,10 +498,10 @@ def _upright_matrices(extents: np.ndarray, ox: np.ndarray, oy: np.ndarray, ux: n
     vx, vy = uy, -ux
 
     def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:   # direction times a Python float
-        return _scalar_op(f32, p * _as_scalars(ux, f32, q))
+        return _scalar_op(f32, p * _as_scalars(f32, q))
 
     def add(p: np.ndarray, q: np.ndarray) -> np.ndarray:   # a Python float (or float32) plus a float32
-        return _scalar_op(f32, _as_scalars(ux, f32, p) + q)
+        return _scalar_op(f32, _as_scalars(f32, p) + q)
 
     m = np.empty((len(k), 2, 3), np.float32)
     m[:, 0, 0], m[:, 0, 1] = mul(vx, k), mul(ux, k)
@@ -525,10 +525,10 @@ def _context_matrices(cands: list[Candidate], f32: np.ndarray) -> np.ndarray:
     vx, vy = uy, -ux
 
     def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return _scalar_op(f32, p * _as_scalars(ux, f32, q))
+        return _scalar_op(f32, p * _as_scalars(f32, q))
 
-    ox = _scalar_op(f32, _as_scalars(ux, f32, cx) + mul(ux, 0.4 * L))
-    oy = _scalar_op(f32, _as_scalars(ux, f32, cy) + mul(uy, 0.4 * L))
+    ox = _scalar_op(f32, _as_scalars(f32, cx) + mul(ux, 0.4 * L))
+    oy = _scalar_op(f32, _as_scalars(f32, cy) + mul(uy, 0.4 * L))
     m = np.empty((len(cands), 2, 3), np.float32)
     m[:, 0, 0], m[:, 0, 1] = mul(vx, k), mul(ux, k)
     m[:, 1, 0], m[:, 1, 1] = mul(vy, k), mul(uy, k)
