@@ -336,11 +336,8 @@ class DeckStore:
         rows = np.array([id(c) in check or not (c.blob_ids & first[1]) for c in cands], bool)
         voted = self.vote_rows(x, rows, floor=store_at, marks=marks)
         kept, agreed = disagreeing(cands, stock, voted, floor, checked)
-        if len(kept) < len(stock) and not rows.all():   # a vetoed reading frees its glyphs: search the rest too
-            rest = self.vote_rows(x, ~rows, floor=store_at, marks=marks)
-            voted = ([b if r else a for a, b, r in zip(rest[0], voted[0], rows)], np.where(rows, voted[1], rest[1]),
-                     np.where(rows, voted[2], rest[2]))
-            kept, agreed = disagreeing(cands, stock, voted, floor, checked)
+        if len(kept) < len(stock) and not rows.all():   # a vetoed reading frees its glyphs: every row is searched
+            kept, agreed = disagreeing(cands, stock, self.vote(x, floor=store_at, marks=marks), floor, checked)
         if len(kept) < len(stock):   # the sure readings left claim anew
             first = stock_first(frame, [t for t in kept if t[0] >= self.stock_cut], scale)
         return self._named(cands, scale, agreed, first, [t for t in kept if t[0] < self.stock_cut], floor,

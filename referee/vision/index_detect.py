@@ -487,6 +487,11 @@ def _scalar_op(f32: np.ndarray, result: np.ndarray) -> np.ndarray:
     return np.where(f32, result.astype(np.float32).astype(np.float64), result)
 
 
+def _direction_times(f32: np.ndarray, direction: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """A candidate's direction component times a Python float, rounded as the scalar product is."""
+    return _scalar_op(f32, direction * _as_scalars(f32, value))
+
+
 def _upright_matrices(extents: np.ndarray, ox: np.ndarray, oy: np.ndarray, ux: np.ndarray, uy: np.ndarray,
                       f32: np.ndarray, x0: np.ndarray, y0: np.ndarray, size: int) -> np.ndarray:
     """`_warp_upright`'s warp matrices for many glyphs at once, bit for bit: (n, 2, 3) float32. Each operation
@@ -497,8 +502,8 @@ def _upright_matrices(extents: np.ndarray, ox: np.ndarray, oy: np.ndarray, ux: n
     t1, t2 = ca - size / 2 * k, cb - size / 2 * k
     vx, vy = uy, -ux
 
-    def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:   # direction times a Python float
-        return _scalar_op(f32, p * _as_scalars(f32, q))
+    def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        return _direction_times(f32, p, q)
 
     def add(p: np.ndarray, q: np.ndarray) -> np.ndarray:   # a Python float (or float32) plus a float32
         return _scalar_op(f32, _as_scalars(f32, p) + q)
@@ -525,7 +530,7 @@ def _context_matrices(cands: list[Candidate], f32: np.ndarray) -> np.ndarray:
     vx, vy = uy, -ux
 
     def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return _scalar_op(f32, p * _as_scalars(f32, q))
+        return _direction_times(f32, p, q)
 
     ox = _scalar_op(f32, _as_scalars(f32, cx) + mul(ux, 0.4 * L))
     oy = _scalar_op(f32, _as_scalars(f32, cy) + mul(uy, 0.4 * L))
