@@ -31,8 +31,8 @@ store learned from a few hundred photos holds ~50k rows of 604 numbers, so a
 large store is searched through its principal axes (fitted at calibration, saved
 in the store): a candidate that no card row can be near enough to name is
 skipped (a lower bound in the projected space, so none that could be named is
-lost), the rest rank every row in `SEARCH_DIMS` dimensions and re-rank a short
-list at full dimension. Measured on scenes-bicycle (held-out half, same store):
+lost), the rest rank the rows of their nearest lists in `SEARCH_DIMS` dimensions
+(`_Index`) and re-rank a short list at full dimension. Measured on scenes-bicycle (held-out half, same store):
 recall and precision within 0.002 of the brute-force search, naming ~80 ms ->
 ~4 ms per image on one busy core (bench/RESULTS.md has the whole-image times).
 
@@ -71,6 +71,8 @@ STORE_VERSION = 4     # 2 adds the search axes (mean, basis; fitted on load for 
 SEARCH_DIMS = 48      # principal axes every row is ranked in
 GATE_DIMS = 128       # principal axes of the lower bound that skips candidates near no card row
 SHORTLIST = 8         # rows per candidate re-ranked at full dimension
+LIST_ROWS = 256       # rows per list of the ranking's inverted file (k-means cells on the search axes)
+PROBES = 8            # lists a candidate ranks the rows of (its nearest cells)
 EXACT_UP_TO = 2048    # stores this small are searched exactly
 READER_PREFIX = "reader_"   # the adapted pair's arrays in a store file
 VETO = 0.5            # a store vote is dropped where the reader reads its candidate as another card this surely
@@ -548,8 +550,13 @@ class _Index:
     Squared distances between unit rows are twice their cosine distances, and a
     projection onto orthonormal axes never lengthens a difference: so a
     candidate whose projected distance to every card row exceeds the radius is
-    surely that far, and is skipped. The others rank all rows on the first
-    `SEARCH_DIMS` axes; the `SHORTLIST` nearest are re-ranked exactly.
+    surely that far, and is skipped. The others are ranked on the first
+    `SEARCH_DIMS` axes against the rows of their `PROBES` nearest lists (an
+    inverted file: the rows in k-means cells of ~`LIST_ROWS`, made when the index
+    is built, ~0.4 s for 64k rows); the `SHORTLIST` nearest are re-ranked exactly.
+    Ranking every row read all 64k x 49 numbers for each photo (~1.5 ms, bound by
+    memory); eight lists of 250 read a thirtieth of them. On scenes-bicycle (two
+    folds, the stores of session 25) the same cards were named, and the same wrong ones.
     """
 
     def __init__(self, vectors: np.ndarray, labels: np.ndarray, mean: np.ndarray | None,
@@ -566,7 +573,13 @@ class _Index:
         self.rows = np.ascontiguousarray(vectors, dtype=np.float16)   # re-ranking reads only a few rows
         self.mean, self.basis = mean, basis
         z = np.vstack([(vectors[s:s + chunk].astype(np.float32) - mean) @ basis for s in range(0, len(vectors), chunk)])
-        self.search_t = _ranker(z[:, :min(SEARCH_DIMS, z.shape[1])])
+        zs = z[:, :min(SEARCH_DIMS, z.shape[1])]
+        cells, centres = _cells(zs, max(1, len(zs) // LIST_ROWS))
+        self.order = np.argsort(cells, kind="stable")          # rows list by list
+        self.starts = np.searchsorted(cells[self.order], np.arange(len(centres) + 1))
+        self.members = [np.arange(a, b) for a, b in zip(self.starts[:-1], self.starts[1:])]   # positions in `ranked`
+        self.ranked = np.ascontiguousarray(_ranker(zs[self.order]).T)   # (n, d + 1), one row per stored row
+        self.centres_t = _ranker(centres)
         zc = z[card]
         self.gate = [_ranker(zc[:, :min(32, z.shape[1])]), _ranker(zc)]   # a coarse bound, then the tight one
 
@@ -595,14 +608,51 @@ class _Index:
                 # a card row beyond the bound in the first dimensions is beyond it in all: the next bound
                 # reads only the columns a kept row came near (a tenth of its time; 1e-3 for rounding)
                 cols = cols[((lo[ok] + sq[ok, None]) <= bound + 1e-3).any(axis=0)]
-            ds = _with_one(q[keep, :self.search_t.shape[0] - 1]) @ self.search_t
-            short = _smallest(ds, min(SHORTLIST, ds.shape[1]))
+            short = self._shortlist(q[keep, :self.ranked.shape[1] - 1])
             d = 1.0 - np.einsum("ij,ikj->ik", e[keep], self.rows[short].astype(np.float32))
             near = short
         order = np.argsort(np.take_along_axis(d, near, axis=1) if self.exact else d, axis=1)[:, :K]
         near = np.take_along_axis(near, order, axis=1)
         dist = np.take_along_axis(d, near, axis=1) if self.exact else np.take_along_axis(d, order, axis=1)
         return keep, near, dist
+
+    def _shortlist(self, q: np.ndarray) -> np.ndarray:
+        """Row numbers of the `SHORTLIST` rows nearest each projected query on the search axes, among the rows of
+        its own `PROBES` nearest lists (so a query's shortlist never depends on what is searched with it)."""
+        k = min(SHORTLIST, len(self.order))
+        out = np.empty((len(q), k), np.int64)
+        if not len(q):
+            return out
+        qq = _with_one(q)
+        n_lists = len(self.starts) - 1
+        probes = min(PROBES, n_lists)
+        near = np.sort(np.argpartition(qq @ self.centres_t, probes - 1, axis=1)[:, :probes], axis=1)
+        for i in range(len(q)):
+            pos = np.concatenate([self.members[li] for li in near[i].tolist()])
+            if len(pos) < k:   # its lists are too small: all rows
+                pos = np.arange(len(self.order))
+            d = self.ranked[pos] @ qq[i]
+            best = np.argpartition(d, k - 1)[:k]
+            out[i] = self.order[pos[best[np.lexsort((best, d[best]))]]]
+        return out
+
+
+def _cells(z: np.ndarray, n: int, rounds: int = 8, chunk: int = 8192) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's cell, the cells' centres, each the mean of its rows): `rounds` of k-means from `n` rows drawn
+    with a fixed seed, so the same store always gets the same cells; empty cells are dropped."""
+    rng = np.random.default_rng(0)
+    centres = z[rng.choice(len(z), size=min(n, len(z)), replace=False)].astype(np.float32)
+    cells = np.zeros(len(z), np.int64)
+    for _ in range(rounds + 1):
+        ranker = _ranker(centres)
+        cells = np.concatenate([(_with_one(z[s:s + chunk]) @ ranker).argmin(axis=1) for s in range(0, len(z), chunk)])
+        counts = np.bincount(cells, minlength=len(centres))
+        used = counts > 0
+        order = np.argsort(cells, kind="stable")
+        sums = np.add.reduceat(z[order].astype(np.float64), np.cumsum(counts)[used] - counts[used], axis=0)
+        centres = (sums / counts[used, None]).astype(np.float32)
+        cells = (np.cumsum(used) - 1)[cells]
+    return cells, centres
 
 
 def _ranker(z: np.ndarray) -> np.ndarray:
@@ -613,17 +663,6 @@ def _ranker(z: np.ndarray) -> np.ndarray:
 
 def _with_one(q: np.ndarray) -> np.ndarray:
     return np.hstack([q, np.ones((len(q), 1), np.float32)])
-
-
-def _smallest(d: np.ndarray, k: int) -> np.ndarray:
-    """Column indices of the `k` smallest entries per row (overwrites `d`): k passes of argmin, which
-    on these wide rows is ~50x faster than argpartition."""
-    out = np.empty((len(d), k), np.int64)
-    r = np.arange(len(d))
-    for j in range(k):
-        out[:, j] = d.argmin(axis=1)
-        d[r, out[:, j]] = np.inf
-    return out
 
 
 def relit(image: np.ndarray) -> list[np.ndarray]:

@@ -140,6 +140,27 @@ def test_fast_search_names_as_the_exact_search() -> None:
     assert (fconf[~sure] < 0.95 + 0.02).all()
 
 
+def test_inverted_file_shortlists_each_query_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query's shortlist comes from its own nearest lists, whoever it is searched with; probing every list is
+    the full ranking on the search axes."""
+    store, queries, _ = clustered_store(seed=2)
+    index = store.index()
+    e = deck_store.embed(queries)
+    q = ((e - index.mean) @ index.basis)[:, :index.ranked.shape[1] - 1]
+    together = index._shortlist(q)
+    alone = np.vstack([index._shortlist(q[i:i + 1]) for i in range(0, len(q), 37)])
+    assert np.array_equal(together[::37], alone)
+    n_lists = len(index.starts) - 1
+    assert n_lists > deck_store.PROBES   # the test store is big enough to have lists left unprobed
+    assert sorted(index.order.tolist()) == list(range(len(store.vectors)))   # every row in exactly one list
+    monkeypatch.setattr(deck_store, "PROBES", n_lists)
+    full = ((q @ index.ranked[:, :-1].T) + index.ranked[:, -1])   # |q - z|^2 - |q|^2, every row
+    want = index.order[np.argsort(full, axis=1, kind="stable")[:, :deck_store.SHORTLIST]]
+    got = index._shortlist(q)
+    dist = np.take_along_axis(full, np.argsort(index.order)[got], axis=1)
+    assert np.allclose(dist, np.take_along_axis(full, np.argsort(index.order)[want], axis=1), atol=1e-5)
+
+
 def test_store_file_keeps_the_search_axes_and_reads_version_1(tmp_path: Path) -> None:
     store, queries, _ = clustered_store(seed=1)
     path = tmp_path / "deck.npz"
