@@ -194,6 +194,49 @@ def test_where_the_reader_and_the_store_read_the_same_glyphs_as_different_cards_
     assert names[at] == "2C"
 
 
+def test_store_votes_just_short_of_its_cut_get_the_stock_readers_second_look(
+        rendered: Path, store: DeckStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store vote from `LOOK_FLOOR` up to the store's cut is sent to the stock reader's second look (model None),
+    after the unsure readings' look by the deck's reader; lower votes and lone marks are not, nor any vote of a
+    store that left the stock reader out."""
+    from referee.vision import deck_store
+
+    scene = split_by_name(read_scenes(rendered))[1][0]
+    image = scene.image()
+    frame, cands, x, scale, _ = framed_candidates(image, marks=store.marks)
+    pairs = [i for i, c in enumerate(cands) if not deck_store.is_mark(c)]
+    short_at, low_at = pairs[0], pairs[1]
+    names, conf = [NOT_INDEX] * len(cands), np.zeros(len(cands))
+    names[short_at], conf[short_at] = "2C", deck_store.LOOK_FLOOR + 0.02
+    names[low_at], conf[low_at] = "3D", deck_store.LOOK_FLOOR - 0.05
+    looks: list[tuple[list, object]] = []
+
+    def second_look(image, frame, unsure, scale, used, named, min_conf, model):
+        looks.append(([(round(c, 3), str(card), cd) for c, card, cd in unsure], model))
+        return []
+
+    monkeypatch.setattr(deck_store, "second_look", second_look)
+    monkeypatch.setattr(deck_store, "stock_readings", lambda *a, **k: [])
+    with_stock = dataclasses.replace(store, stock_cut=0.97, min_conf=0.95)
+    seen_floor: list[float] = []
+
+    def vote_rows(x, rows, *, floor=0.0, marks=None):
+        seen_floor.append(floor)
+        return list(names), conf.copy(), np.where(conf > 0, 0.01, np.inf)
+
+    monkeypatch.setattr(with_stock, "vote_rows", vote_rows)
+    with_stock.name(cands, x, scale, frame=frame, image=image)
+    assert seen_floor == [deck_store.LOOK_FLOOR]     # the vote reaches down to the second look's floor
+    stock_looks = [unsure for unsure, model in looks if model is None]
+    assert stock_looks == [[(round(deck_store.LOOK_FLOOR + 0.02, 3), "2C", cands[short_at])]]
+    looks.clear()
+    alone = dataclasses.replace(store, stock_cut=None, min_conf=0.95)
+    monkeypatch.setattr(alone, "vote", lambda x, floor=0.0, marks=None, index=None: (list(names), conf.copy(),
+                                                                                   np.full(len(names), 0.01)))
+    alone.name(cands, x, scale, frame=frame, image=image)
+    assert not [unsure for unsure, model in looks if model is None and unsure]
+
+
 def test_a_store_keeps_its_stock_cut_and_older_stores_have_none(store: DeckStore, tmp_path: Path) -> None:
     chosen = dataclasses.replace(store, stock_cut=0.98)
     again = DeckStore.load(tmp_path / "s.npz", sha256=chosen.save(tmp_path / "s.npz"))
