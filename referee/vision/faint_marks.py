@@ -29,17 +29,18 @@ def faint_blobs(image: np.ndarray, frame: Frame, scale: float, skip: set[int]) -
     (working px / `scale`) encloses `MARK_COUNTERS_MIN` counters."""
     if scale >= 1.0:
         return []   # the photo was read at its own size: there is nothing finer to see
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    h, w = gray.shape[:2]
+    h, w = image.shape[:2]
     out = []
     for b in frame.blobs:
         if b.idx in skip or max(b.w, b.h) < MARK_MIN_EXTENT:
             continue
         x0, y0 = int(b.x / scale), int(b.y / scale)
         x1, y1 = min(w, int((b.x + b.w) / scale) + 1), min(h, int((b.y + b.h) / scale) + 1)
-        box = gray[y0:y1, x0:x1]
+        box = image[y0:y1, x0:x1]
         if box.size == 0:
             continue
+        if box.ndim == 3:   # grey pixel by pixel: only the boxes looked at (~30 a photo, not the whole photo)
+            box = cv2.cvtColor(box, cv2.COLOR_BGR2GRAY)
         _, ink = cv2.threshold(box, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
         if len(enclosed_paper(ink.astype(bool), FULL_SIZE_COUNTER_AREA)) >= MARK_COUNTERS_MIN:
             out.append(b)
