@@ -647,11 +647,15 @@ class _Index:
                 d[rows, out[:, j]] = np.inf
             return self.order[out]
         near = np.sort(np.argpartition(qq @ self.centres_t, probes - 1, axis=1)[:, :probes], axis=1)
+        starts = self.starts
         for i in range(len(q)):
-            pos = np.concatenate([self.members[li] for li in near[i].tolist()])
+            lists = near[i].tolist()
+            pos = np.concatenate([self.members[li] for li in lists])
             if len(pos) < k:   # its lists are too small: all rows
                 pos = np.arange(len(self.order))
-            d = self.ranked[pos] @ qq[i]
+                d = self.ranked @ qq[i]
+            else:   # list by list: each list's rows are one block, read in place
+                d = np.concatenate([self.ranked[starts[li]:starts[li + 1]] @ qq[i] for li in lists])
             best = np.argpartition(d, k - 1)[:k]
             out[i] = self.order[pos[best[np.lexsort((best, d[best]))]]]
         return out
