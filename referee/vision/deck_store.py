@@ -591,7 +591,6 @@ class _Index:
         cells, centres = _cells(zs, max(1, len(zs) // LIST_ROWS))
         self.order = np.argsort(cells, kind="stable")          # rows list by list
         self.starts = np.searchsorted(cells[self.order], np.arange(len(centres) + 1))
-        self.members = [np.arange(a, b) for a, b in zip(self.starts[:-1], self.starts[1:])]   # positions in `ranked`
         self.ranked = np.ascontiguousarray(_ranker(zs[self.order]).T)   # (n, d + 1), one row per stored row
         self.centres_t = _ranker(centres)
         zc = z[card]
@@ -649,16 +648,17 @@ class _Index:
             return self.order[out]
         near = np.sort(np.argpartition(qq @ self.centres_t, probes - 1, axis=1)[:, :probes], axis=1)
         starts = self.starts
-        for i in range(len(q)):
-            lists = near[i].tolist()
-            pos = np.concatenate([self.members[li] for li in lists])
-            if len(pos) < k:   # its lists are too small: all rows
-                pos = np.arange(len(self.order))
-                d = self.ranked @ qq[i]
-            else:   # list by list: each list's rows are one block, read in place
-                d = np.concatenate([self.ranked[starts[li]:starts[li + 1]] @ qq[i] for li in lists])
+        for i, lists in enumerate(near):
+            sizes = starts[lists + 1] - starts[lists]
+            if sizes.sum() < k:   # its lists are too small: all rows
+                lists, sizes = np.array([0]), np.array([len(self.order)])
+            # list by list: each list's rows are one block of `ranked`, read in place
+            d = np.concatenate([self.ranked[a:a + n] @ qq[i] for a, n in zip(starts[lists].tolist(), sizes.tolist())])
             best = np.argpartition(d, k - 1)[:k]
-            out[i] = self.order[pos[best[np.lexsort((best, d[best]))]]]
+            best = best[np.lexsort((best, d[best]))]
+            ends = np.cumsum(sizes)
+            at = np.searchsorted(ends, best, side="right")   # which of its lists each one is in
+            out[i] = self.order[starts[lists][at] + best - (ends - sizes)[at]]
         return out
 
 
