@@ -7,6 +7,7 @@ pair's own rotated frame (rank above, suit below), so any card rotation works.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -498,9 +499,7 @@ def _upright_matrices(extents: np.ndarray, ox: np.ndarray, oy: np.ndarray, ux: n
     ca, cb = (a0 + a1) / 2, (b0 + b1) / 2
     t1, t2 = ca - size / 2 * k, cb - size / 2 * k
     vx, vy = uy, -ux
-
-    def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return _direction_times(f32, p, q)
+    mul = functools.partial(_direction_times, f32)   # a direction component times a Python float
 
     def add(p: np.ndarray, q: np.ndarray) -> np.ndarray:   # a Python float (or float32) plus a float32
         return _scalar_op(f32, _as_scalars(f32, p) + q)
@@ -525,10 +524,7 @@ def _context_matrices(cands: list[Candidate], f32: np.ndarray) -> np.ndarray:
     cy = np.array([cd.cy for cd in cands], np.float64)
     k = 3.2 * L / size
     vx, vy = uy, -ux
-
-    def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return _direction_times(f32, p, q)
-
+    mul = functools.partial(_direction_times, f32)
     ox = _scalar_op(f32, _as_scalars(f32, cx) + mul(ux, 0.4 * L))
     oy = _scalar_op(f32, _as_scalars(f32, cy) + mul(uy, 0.4 * L))
     m = np.empty((len(cands), 2, 3), np.float32)
