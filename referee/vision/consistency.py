@@ -358,8 +358,9 @@ def _upper_dents(p: np.ndarray, upper: float) -> list[tuple[float, float]]:
         return []
     x, y = outline[:, 0, 0], outline[:, 0, 1]
     top, height, middle = int(y.min()), int(y.max() - y.min() + 1), (int(x.min()) + int(x.max())) / 2
-    return [(d / 256.0 / height, float(x[f]) - middle) for _, _, f, d in dents.reshape(-1, 4)
-            if y[f] - top < upper * height]
+    far, depth = dents.reshape(-1, 4)[:, 2], dents.reshape(-1, 4)[:, 3]
+    upper_ones = y[far] - top < upper * height   # all dents at once: a Python loop over them was 30 us a pip
+    return list(zip((depth[upper_ones] / 256.0 / height).tolist(), (x[far[upper_ones]] - middle).tolist()))
 
 
 def deepest_upper_dent(p: np.ndarray, upper: float = 0.6) -> float:
