@@ -72,6 +72,7 @@ THREE, FIVE, SIX, SEVEN, EIGHT, TEN, JACK = (RANK_CLASSES.index(r) for r in ("3"
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is
 SUIT_PARTNER = {"S": "C", "C": "S", "H": "D", "D": "H"}  # the suit each is doubted against; its shape settles it
 SUIT_DOUBT = np.array([SUIT_CLASSES.index(SUIT_PARTNER[x]) for x in SUIT_CLASSES[:4]])  # by suit class number
+SUIT_DOUBT_MIN = 1e-3  # a partner suit read less likely than this is no doubt to settle (it would add under 0.001)
 JOKER_RANK, NOT_AN_INDEX = RANK_CLASSES.index(JOKER), RANK_CLASSES.index("-")
 
 
@@ -151,7 +152,7 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     for i in np.nonzero(could)[0]:
         if ten_shaped(frame, cands[i]):
             rank_p[i] = ten_or_ring[i]
-    could = (r != JOKER_RANK) & (r != NOT_AN_INDEX)
+    could = (r != JOKER_RANK) & (r != NOT_AN_INDEX) & (either_suit - suit_p >= SUIT_DOUBT_MIN)
     if min_conf is not None:
         could &= rank_p * either_suit >= min_conf
     for i in np.nonzero(could)[0]:
