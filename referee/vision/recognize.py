@@ -114,7 +114,7 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     top lobe a spade; a diamond (a point, no notch) or a heart (two lobes and a notch) is not the other red
     suit. The readers' probability of the read rank or suit and its doubts becomes that part's probability;
     the shape never renames a 6, 7, 8 or J, a 10 or a suit. Rows that could not reach `min_conf` even so are
-    not looked at (when None, all are). Measured, not adopted (session 22): reading the partner suit where only
+    not looked at (when None, all are), nor a suit whose partner is read under `SUIT_DOUBT_MIN`. Measured, not adopted (session 22): reading the partner suit where only
     its shape fits named 4 more real Bicycle cards, but on rendered seed 779 added 6 with 3 wrong (0.9937); a "Q"
     with a Q's bowl (its tallest counter over 55% of the glyph tall and centred above 55% down; limits from
     rendered Q-and-9 decks, seeds 71 / 72: 3 of 1114 9s pass) getting its 9 doubt named 2 more real Bicycle Qs,
