@@ -16,7 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .index_detect import (MARK_COUNTERS_MIN, MARK_MIN_EXTENT, Blob, Candidate, Frame, enclosed_paper, find_blobs,
+from .index_detect import (MARK_COUNTERS_MIN, MARK_MIN_EXTENT, Blob, Candidate, Frame, count_enclosed, find_blobs,
                            mark_candidates)
 
 FULL_SIZE_COUNTER_AREA = 4   # px: a counter of the Otsu-inked full-size box (smaller ones are print grain)
@@ -42,7 +42,7 @@ def faint_blobs(image: np.ndarray, frame: Frame, scale: float, skip: set[int]) -
         if box.ndim == 3:   # grey pixel by pixel: only the boxes looked at (~30 a photo, not the whole photo)
             box = cv2.cvtColor(box, cv2.COLOR_BGR2GRAY)
         _, ink = cv2.threshold(box, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-        if len(enclosed_paper(ink.astype(bool), FULL_SIZE_COUNTER_AREA)) >= MARK_COUNTERS_MIN:
+        if count_enclosed(ink.view(bool), FULL_SIZE_COUNTER_AREA) >= MARK_COUNTERS_MIN:
             out.append(b)
     return out
 

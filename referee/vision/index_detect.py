@@ -404,9 +404,19 @@ def enclosed_paper(ink: np.ndarray, min_area: int = 2) -> list[float]:
     return (centres[counter, 1] - 1.0).tolist()
 
 
+def count_enclosed(ink: np.ndarray, min_area: int = 2) -> int:
+    """How many counters `enclosed_paper` finds, without their centres (OpenCV's labels alone, no stats: about
+    half its time; it runs on every glyph-size blob)."""
+    paper = cv2.copyMakeBorder((~ink).view(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=1)
+    n, labels = cv2.connectedComponents(paper, connectivity=4)
+    counter = np.bincount(labels.ravel(), minlength=n) >= min_area
+    counter[0] = counter[labels[0, 0]] = False   # ink, and the paper outside
+    return int(np.count_nonzero(counter))
+
+
 def enclosed_counters(frame: Frame, blob: Blob) -> int:
     """How many counters (enclosed paper, at least 2 px) the blob's ink has."""
-    return len(enclosed_paper(frame.labels[blob.y:blob.y + blob.h, blob.x:blob.x + blob.w] == blob.idx))
+    return count_enclosed(frame.labels[blob.y:blob.y + blob.h, blob.x:blob.x + blob.w] == blob.idx)
 
 
 def mark_candidates(frame: Frame) -> list[Candidate]:

@@ -107,3 +107,17 @@ def test_a_real_fives_one_pixel_bar_is_its_own() -> None:
     # the 5H's top bar is a hairline that reaches out of the glyph's core: cut, the 5 reads below the cut-off
     # (it did with 1.6 px of ink per px allowed); with `THIN_INK_PER_PX` it stays
     assert "5H" in _named("035127917.jpg")
+
+
+def test_a_pieces_spread_across_its_axis_is_the_covariances_smaller_eigenvalue() -> None:
+    # the hairline tests compare it with 0.7 and 1.2 px; the closed form must agree with the eigen solver
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n = int(rng.integers(2, 200))
+        xs, ys = rng.integers(0, 60, n), rng.integers(0, 60, n)
+        if rng.random() < 0.3:   # a line, one pixel wide
+            ys = (xs * rng.random()).astype(np.int64)
+        pts = np.stack([xs, ys], 1).astype(np.float64)
+        pts -= pts.mean(0)
+        expected = np.sqrt(max(float(np.linalg.eigvalsh(pts.T @ pts / n)[0]), 0.0))
+        assert abs(index_detect._axis_spread(xs, ys) - expected) < 1e-9

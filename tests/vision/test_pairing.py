@@ -10,7 +10,8 @@ import numpy as np
 
 from referee.cards import Card
 from referee.vision import glyphs, render
-from referee.vision.index_detect import enclosed_counters, find_blobs, is_mark, mark_candidates, pair_candidates
+from referee.vision.index_detect import (count_enclosed, enclosed_counters, enclosed_paper, find_blobs, is_mark,
+                                        mark_candidates, pair_candidates)
 
 
 def test_print_specks_beside_a_rank_do_not_crowd_out_its_suit() -> None:
@@ -100,3 +101,13 @@ def test_pairing_near_a_point_offers_exactly_the_candidates_centred_there() -> N
     near = pair_candidates(frame, near=(x, y, radius))
     assert {(tuple(b.idx for b in c.rank), c.suit.idx) for c in near} == within
     assert len(within) < len(everything)
+
+
+def test_counting_counters_agrees_with_finding_them() -> None:
+    # lone marks and faint Joker marks are gated on the count alone; it must be the counters' number
+    rng = np.random.default_rng(11)
+    for _ in range(2000):
+        h, w = (int(v) for v in rng.integers(1, 40, 2))
+        ink = rng.random((h, w)) < rng.random()
+        for min_area in (2, 4):
+            assert count_enclosed(ink, min_area) == len(enclosed_paper(ink, min_area))
