@@ -601,8 +601,11 @@ def fill_rank_width(p: np.ndarray) -> np.ndarray:
 
 
 def _columns(patches: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Patch n's columns cols[n] (every row), for a stack of patches."""
-    return np.take_along_axis(patches, np.broadcast_to(cols[:, None, :], patches.shape), axis=2)
+    """Patch n's columns cols[n] (every row), for a stack of patches (one flat take: take_along_axis's broadcast
+    index cost twice its time)."""
+    m, rows, width = patches.shape
+    first = (np.arange(m) * (rows * width))[:, None, None] + (np.arange(rows) * width)[None, :, None]
+    return np.take(patches.reshape(-1), first + cols[:, None, :])
 
 
 def fill_rank_widths(X: np.ndarray) -> np.ndarray:
@@ -613,7 +616,8 @@ def fill_rank_widths(X: np.ndarray) -> np.ndarray:
     X = X.copy()
     side = RANK_PATCH
     patches = X[:, :side * side].reshape(len(X), side, side)
-    col_ink, row_ink = patches.max(1) > FILL_INK, patches.max(2) > FILL_INK
+    ink = patches > FILL_INK   # thresholded once: two maxima over the float patches took twice as long
+    col_ink, row_ink = ink.any(1), ink.any(2)
     x0, x1 = col_ink.argmax(1), side - col_ink[:, ::-1].argmax(1)
     y0, y1 = row_ink.argmax(1), side - row_ink[:, ::-1].argmax(1)
     w, h = x1 - x0, y1 - y0
