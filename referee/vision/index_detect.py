@@ -453,19 +453,18 @@ def is_mark(cand: Candidate) -> bool:
 
 def _blob_mask(frame: Frame, blobs: tuple[Blob, ...]) -> tuple[np.ndarray, int, int, np.ndarray]:
     """(mask of the blobs' ink over their bounding box, x0, y0, their points)."""
+    if len(blobs) == 1:   # most glyphs: their own box
+        b = blobs[0]
+        return (frame.labels[b.y:b.y + b.h, b.x:b.x + b.w] == b.idx).astype(np.uint8) * 255, b.x, b.y, b.pts
     x0 = min(b.x for b in blobs)
     y0 = min(b.y for b in blobs)
     x1 = max(b.x + b.w for b in blobs)
     y1 = max(b.y + b.h for b in blobs)
     sub = frame.labels[y0:y1, x0:x1]
-    if len(blobs) == 1:
-        mask = (sub == blobs[0].idx).astype(np.uint8) * 255
-    else:
-        mask = np.zeros(sub.shape, np.uint8)
-        for b in blobs:
-            mask[sub == b.idx] = 255
-    pts = np.concatenate([b.pts for b in blobs]) if len(blobs) > 1 else blobs[0].pts
-    return mask, x0, y0, pts
+    mask = np.zeros(sub.shape, np.uint8)
+    for b in blobs:
+        mask[sub == b.idx] = 255
+    return mask, x0, y0, np.concatenate([b.pts for b in blobs])
 
 
 def _patch(frame: Frame, blobs: tuple[Blob, ...], ux: float, uy: float, size: int

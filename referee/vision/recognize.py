@@ -72,7 +72,7 @@ THREE, FIVE, SIX, SEVEN, EIGHT, TEN, JACK = (RANK_CLASSES.index(r) for r in ("3"
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is
 SUIT_PARTNER = {"S": "C", "C": "S", "H": "D", "D": "H"}  # the suit each is doubted against; its shape settles it
 SUIT_DOUBT = np.array([SUIT_CLASSES.index(SUIT_PARTNER[x]) for x in SUIT_CLASSES[:4]])  # by suit class number
-SUIT_DOUBT_MIN = 1e-3  # a partner suit read less likely than this is no doubt to settle (it would add under 0.001)
+DOUBT_MIN = 1e-3  # a doubt (partner suit, other ranks) read less likely than this is not settled: it would add under 0.001
 JOKER_RANK, NOT_AN_INDEX = RANK_CLASSES.index(JOKER), RANK_CLASSES.index("-")
 
 
@@ -114,7 +114,8 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     top lobe a spade; a diamond (a point, no notch) or a heart (two lobes and a notch) is not the other red
     suit. The readers' probability of the read rank or suit and its doubts becomes that part's probability;
     the shape never renames a 6, 7, 8 or J, a 10 or a suit. Rows that could not reach `min_conf` even so are
-    not looked at (when None, all are), nor a suit whose partner is read under `SUIT_DOUBT_MIN`. Measured, not adopted (session 22): reading the partner suit where only
+    not looked at (when None, all are), nor doubts read under `DOUBT_MIN` (but a 5's 3: that renames). Measured,
+    not adopted (session 22): reading the partner suit where only
     its shape fits named 4 more real Bicycle cards, but on rendered seed 779 added 6 with 3 wrong (0.9937); a "Q"
     with a Q's bowl (its tallest counter over 55% of the glyph tall and centred above 55% down; limits from
     rendered Q-and-9 decks, seeds 71 / 72: 3 of 1114 9s pass) getting its 9 doubt named 2 more real Bicycle Qs,
@@ -125,8 +126,10 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     for read, doubt in ((FIVE, THREE), (SEVEN, THREE), (SIX, EIGHT), (EIGHT, SIX), (JACK, SEVEN)):
         either = pr[:, read] + pr[:, doubt]
         could = r == read
-        if min_conf is not None:  # a 6 may also gain its 5 doubt, a 3 its J doubt
-            gains = pr[:, FIVE] if read == SIX else pr[:, JACK] if read == FIVE else 0.0
+        gains = pr[:, FIVE] if read == SIX else pr[:, JACK] if read == FIVE else 0.0  # a 6's 5 doubt, a 3's J doubt
+        if read != FIVE:   # a 3-shaped "5" is renamed however sure the 5 is: every one is looked at
+            could &= either + gains - pr[:, read] >= DOUBT_MIN
+        if min_conf is not None:
             could &= (either + gains) * either_suit >= min_conf
         for i in np.nonzero(could)[0]:
             fine = fine_rank(frame, cands[i])  # every shape test reads the one drawn glyph
@@ -146,13 +149,13 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
                 if read == SIX and six_not_five(fine):
                     rank_p[i] += pr[i, FIVE]
     ten_or_ring = pr[:, TEN_DOUBTS].sum(1)
-    could = r == TEN
+    could = (r == TEN) & (ten_or_ring - pr[:, TEN] >= DOUBT_MIN)
     if min_conf is not None:
         could &= ten_or_ring * either_suit >= min_conf
     for i in np.nonzero(could)[0]:
         if ten_shaped(frame, cands[i]):
             rank_p[i] = ten_or_ring[i]
-    could = (r != JOKER_RANK) & (r != NOT_AN_INDEX) & (either_suit - suit_p >= SUIT_DOUBT_MIN)
+    could = (r != JOKER_RANK) & (r != NOT_AN_INDEX) & (either_suit - suit_p >= DOUBT_MIN)
     if min_conf is not None:
         could &= rank_p * either_suit >= min_conf
     for i in np.nonzero(could)[0]:
