@@ -304,6 +304,12 @@ def _extents(pts: list[np.ndarray], ox: np.ndarray, oy: np.ndarray, ux: np.ndarr
                      np.minimum.reduceat(b, starts), np.maximum.reduceat(b, starts) + np.float64(1)], 1)
 
 
+def _column_mean(pts: np.ndarray, k: int) -> np.float32:
+    """`pts[:, k].mean()` of float32 points, bit for bit (numpy's pairwise float32 sum over the column, divided as
+    its mean divides), without the mean's Python wrapper: a third of its time, and pairing takes ~70 a photo."""
+    return np.float32(float(np.add.reduce(pts[:, k])) / len(pts))
+
+
 def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, float, float] | None = None
                     ) -> list[Candidate]:
     """Every plausible (rank, suit) pairing; a "10" is its two digits merged. With `near` (x, y, radius),
@@ -376,7 +382,7 @@ def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, floa
                 members = tuple(g.idx for g in grp)   # in order: the mean is summed in this order
                 if members not in centre:
                     pts = np.concatenate([g.pts for g in grp]) if len(grp) > 1 else a.pts
-                    centre[members] = (pts[:, 0].mean(), pts[:, 1].mean())
+                    centre[members] = (_column_mean(pts, 0), _column_mean(pts, 1))
                 rx, ry = centre[members]
                 dd = math.hypot(bsuit.cx - rx, bsuit.cy - ry)
                 if dd < 1e-3:

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from referee.cards import Card
-from referee.vision import glyphs, render
+from referee.vision import glyphs, index_detect, render
 from referee.vision.index_detect import (count_enclosed, enclosed_counters, enclosed_paper, find_blobs, is_mark,
                                         mark_candidates, pair_candidates)
 
@@ -111,3 +111,13 @@ def test_counting_counters_agrees_with_finding_them() -> None:
         ink = rng.random((h, w)) < rng.random()
         for min_area in (2, 4):
             assert count_enclosed(ink, min_area) == len(enclosed_paper(ink, min_area))
+
+
+def test_a_glyph_groups_centre_is_numpys_mean_bit_for_bit() -> None:
+    # candidates' centres and directions come from it: the readers and the stores were fitted on numpy's mean
+    rng = np.random.default_rng(12)
+    for n in [1, 2, 7, 8, 9, 127, 128, 129, 255, 400] * 20:
+        pts = (rng.random((n, 2)) * 384).astype(np.float32)
+        for k in (0, 1):
+            mean = pts[:, k].mean()
+            assert index_detect._column_mean(pts, k) == mean and type(index_detect._column_mean(pts, k)) is type(mean)
