@@ -197,7 +197,8 @@ def trim_thin_lines(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, mi
     ext = np.maximum(w, h)
     glyph_sized = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= LINE_BLOB_AREA_MAX)
     # a piece is connected ink, so all of it lies in one blob: any one of its pixels names its owner (all at once)
-    hair_px = np.flatnonzero(np.take(hair, pieces))
+    thin_px = np.flatnonzero(thin.view(bool))   # a few thousand pixels: cheaper than a pass over every piece label
+    hair_px = thin_px[hair[pieces.ravel()[thin_px]]]
     found, first = np.unique(pieces.ravel()[hair_px], return_index=True)
     owners: dict[int, list[int]] = {}
     for piece, owner in zip(found.tolist(), labels.ravel()[hair_px[first]].tolist()):
