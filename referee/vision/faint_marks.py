@@ -3,12 +3,14 @@
 A lone mark (`index_detect.mark_candidates`) must enclose `MARK_COUNTERS_MIN` counters at the
 working size (384 px), where a small Bicycle Joker monogram's thin strokes close up or break apart
 and show 0-2. Such a blob is looked at again in steps, each cheaper than the next is costly:
-1. its box in the full-size photo, inked by Otsu, encloses enough counters (`faint_blobs`);
+1. it is mark-sized but small enough not to show its counters, and its box in the full-size photo, inked by
+   Otsu, encloses enough counters (`faint_blobs`);
 2. the store votes it a Joker as a lone mark at the working size, at any confidence (`voted_jokers`);
 3. a crop around it at full size is found and read again (`closer_marks`); the store names a Joker
    from those marks at its usual mark cut.
 Measured on scenes-bicycle (two folds, session 23): 6 of the 10 Jokers the stores missed are named,
-none falsely (the surest false Joker there: 0.93); about 2 ms a photo where no Joker was named.
+none falsely (the surest false Joker there: 0.93); about 2 ms a photo where no Joker was named
+(0.4 ms at the median since session 27's size bound).
 The step-1 gate alone passed ~3 blobs a photo (court art, pips), and reading each again cost ~9 ms.
 """
 from __future__ import annotations
@@ -20,19 +22,25 @@ from .index_detect import (MARK_COUNTERS_MIN, MARK_MIN_EXTENT, Blob, Candidate, 
                            mark_candidates)
 
 FULL_SIZE_COUNTER_AREA = 4   # px: a counter of the Otsu-inked full-size box (smaller ones are print grain)
+FAINT_MAX_EXTENT = 32        # px at working size: a mark larger shows its counters there (a lone mark), not faint
 CLOSER_PAD = 1.0             # the closer crop reaches this many mark extents around its centre
 
 
 def faint_blobs(image: np.ndarray, frame: Frame, scale: float, skip: set[int]) -> list[Blob]:
-    """Glyph-size blobs of the working frame not in `skip` (the caller's lone marks, which already enclose
-    `MARK_COUNTERS_MIN` counters there, and blobs a reading claimed), whose box in the full-size `image`
-    (working px / `scale`) encloses `MARK_COUNTERS_MIN` counters."""
+    """Mark-size blobs of the working frame (`MARK_MIN_EXTENT` to `FAINT_MAX_EXTENT` px) not in `skip` (the caller's
+    lone marks, which already enclose `MARK_COUNTERS_MIN` counters there, and blobs a reading claimed), whose box in
+    the full-size `image` (working px / `scale`) encloses `MARK_COUNTERS_MIN` counters.
+
+    The upper bound: the Joker marks the stores named as lone marks on scenes-bicycle span 25-46 px at the working
+    size, the faint ones this look names 15-20 px (session 27, two folds). Larger blobs (court art, big pips) passed
+    the counters' gate and cost the store's vote on half the photos: the look fell from 1.33 to 0.37 ms a photo at the
+    median with the same 6 Jokers named. Chosen on these photos."""
     if scale >= 1.0:
         return []   # the photo was read at its own size: there is nothing finer to see
     h, w = image.shape[:2]
     out = []
     for b in frame.blobs:
-        if b.idx in skip or max(b.w, b.h) < MARK_MIN_EXTENT:
+        if b.idx in skip or not MARK_MIN_EXTENT <= max(b.w, b.h) <= FAINT_MAX_EXTENT:
             continue
         x0, y0 = int(b.x / scale), int(b.y / scale)
         x1, y1 = min(w, int((b.x + b.w) / scale) + 1), min(h, int((b.y + b.h) / scale) + 1)

@@ -23,11 +23,11 @@ from calibration.cut_choice import CUTS
 from calibration.labelled_scenes import (SceneError, fit_scenes, label_image, labelled_images, read_scenes,
                                          split_by_name)
 from referee.cards import Card
-from referee.vision import render
+from referee.vision import faint_marks, render
 from referee.vision.deck_store import (NOT_INDEX, VETO, DeckStore, Shot, disagreeing, framed_candidates,
                                       stock_first, stock_readings, store_after)
 from referee.vision.faint_marks import closer_marks, faint_blobs
-from referee.vision.index_detect import Blob, Candidate
+from referee.vision.index_detect import Blob, Candidate, find_blobs, prepare
 from referee.vision.recognize import recognize
 
 from .conftest import DATA
@@ -368,6 +368,22 @@ def test_a_faint_joker_mark_is_named_by_its_closer_look() -> None:
         assert "JOKER" not in {str(d.card) for d in plain}, name
     without = [s for s in held if "JOKER" not in s.cards][:40]
     assert not [s.name for s in without if "JOKER" in {str(d.card) for d in learned(s.image(), min_conf=0.99)}]
+
+
+def test_blobs_too_large_to_be_a_faint_mark_get_no_closer_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Court art and big pips enclose counters at full size too; a mark that large would show them at the working
+    size, so the faint-mark look passes over them (`faint_marks.FAINT_MAX_EXTENT`)."""
+    path = DATA / "scenes-bicycle" / "017661967.jpg"
+    if not path.exists():
+        pytest.skip(f"real photo not found at {path} (../shared/data beside the repo)")
+    image = cv2.imread(str(path))
+    small, scale = prepare(image)
+    frame = find_blobs(small)
+    with monkeypatch.context() as patched:
+        patched.setattr(faint_marks, "FAINT_MAX_EXTENT", 10 ** 6)
+        unbounded = faint_blobs(image, frame, scale, set())
+    assert [b for b in unbounded if max(b.w, b.h) > faint_marks.FAINT_MAX_EXTENT]   # such blobs pass the counters
+    assert all(max(b.w, b.h) <= faint_marks.FAINT_MAX_EXTENT for b in faint_blobs(image, frame, scale, set()))
 
 
 def test_no_closer_look_where_the_photo_was_read_at_its_own_size(store: DeckStore) -> None:
