@@ -1,6 +1,7 @@
 """The committed index models: both load offline and turn feature rows into probabilities."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -8,8 +9,9 @@ import pytest
 
 from referee.cards import Card
 from referee.vision import render
-from referee.vision.classifier import (CNN_PATH, MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, IndexCNN, IndexMLP,
-                                       load_model)
+from referee.vision.classifier import (CNN_PATH, MODEL_PATH, NO_INDEX, RANK_CLASSES, SUIT_CLASSES, AgreeingPair,
+                                       IndexCNN, IndexMLP, load_model, pair_model)
+from referee.vision.index_detect import features, find_blobs, pair_candidates
 from referee.vision.recognize import CNN_MIN_CONFIDENCE, recognize
 
 
@@ -31,3 +33,34 @@ def test_cnn_names_a_rendered_card() -> None:
     render.composite(img, render.Placement(card, (240, 240), 190, 20, render.STYLES["classic"]))
     found = recognize(img, min_conf=CNN_MIN_CONFIDENCE, model=load_model(CNN_PATH))
     assert [d.card for d in found] == [card]
+
+
+def test_the_pair_skips_its_twin_on_sure_junk_and_names_the_same() -> None:
+    # every row of a rendered table, against both readers run on every row (the pair as it was before the skip)
+    img = render.random_table(random.Random(8), (480, 480))
+    for k, name in enumerate(("7C", "QH", "10D")):
+        render.composite(img, render.Placement(Card.parse(name), (120 + 120 * k, 240), 150, 15 * k,
+                                               render.STYLES["classic"]), rng=random.Random(k))
+    frame = find_blobs(img)
+    x = features(frame, pair_candidates(frame))
+    pair = pair_model()
+    pr_a, ps_a = pair.drawn.predict(x)
+    pr_b, ps_b = pair.filled.predict(x)
+    ra, rb = pr_a.argmax(1), pr_b.argmax(1)
+    suitless = np.isin(ra, [RANK_CLASSES.index("JOKER"), RANK_CLASSES.index("-")])
+    agree = (ra == rb) & (suitless | (ps_a[:, :4].argmax(1) == ps_b[:, :4].argmax(1)))
+    rows = np.arange(len(x))
+    take_b = (agree & (pr_b[rows, rb] * np.where(suitless, 1, ps_b[rows, ps_b[:, :4].argmax(1)])
+                       > pr_a[rows, ra] * np.where(suitless, 1, ps_a[rows, ps_a[:, :4].argmax(1)])))[:, None]
+    full = np.where(agree[:, None], np.where(take_b, pr_b, pr_a), (pr_a + pr_b) / 2)
+    pr, _ = pair.predict(x)
+    junk = pr_a[:, NO_INDEX] >= AgreeingPair.JUNK_SURE
+    assert junk.any() and (~junk).any()
+    assert np.array_equal(pr.argmax(1), full.argmax(1))
+    assert np.allclose(pr[~junk], full[~junk], atol=1e-6)
+    seen: list[int] = []
+    twin = dataclasses.replace(pair.filled)
+    original = twin.predict
+    twin.predict = lambda rows: (seen.append(len(rows)), original(rows))[1]   # type: ignore[method-assign]
+    AgreeingPair(pair.drawn, twin).predict(x)
+    assert seen == [int((~junk).sum())]
