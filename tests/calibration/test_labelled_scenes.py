@@ -216,7 +216,7 @@ def test_store_votes_just_short_of_its_cut_get_the_stock_readers_second_look(
         return []
 
     monkeypatch.setattr(deck_store, "second_look", second_look)
-    monkeypatch.setattr(deck_store, "stock_readings", lambda *a, **k: [])
+    monkeypatch.setattr(deck_store, "stock_read", lambda frame, cands, *a, **k: ([], np.zeros(len(cands))))
     with_stock = dataclasses.replace(store, stock_cut=0.97, min_conf=0.95)
     seen_floor: list[float] = []
 
@@ -235,6 +235,32 @@ def test_store_votes_just_short_of_its_cut_get_the_stock_readers_second_look(
                                                                                    np.full(len(names), 0.01)))
     alone.name(cands, x, scale, frame=frame, image=image)
     assert not [unsure for unsure, model in looks if model is None and unsure]
+
+
+def test_the_store_does_not_search_what_its_reader_is_sure_is_no_index(
+        rendered: Path, store: DeckStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`NO_INDEX_SURE`: a candidate the deck's reader calls no index that surely is left out of the store's vote
+    (and of the vote over every row after a veto); one it is less sure of, and a lone mark, are searched."""
+    from referee.vision import deck_store
+
+    scene = split_by_name(read_scenes(rendered))[1][0]
+    frame, cands, x, scale, _ = framed_candidates(scene.image(), marks=store.marks)
+    no_index = np.zeros(len(cands))
+    pairs = [i for i, c in enumerate(cands) if not deck_store.is_mark(c)]
+    sure_junk, unsure = pairs[0], pairs[1]
+    no_index[sure_junk], no_index[unsure] = deck_store.NO_INDEX_SURE, deck_store.NO_INDEX_SURE - 0.01
+    monkeypatch.setattr(deck_store, "stock_read", lambda *a, **k: ([], no_index))
+    with_stock = dataclasses.replace(store, stock_cut=0.97, min_conf=0.95)
+    searched: list[np.ndarray] = []
+
+    def vote_rows(x, rows, *, floor=0.0, marks=None):
+        searched.append(rows.copy())
+        return [NOT_INDEX] * len(x), np.zeros(len(x)), np.full(len(x), np.inf)
+
+    monkeypatch.setattr(with_stock, "vote_rows", vote_rows)
+    with_stock.name(cands, x, scale, frame=frame)
+    assert len(searched) == 1 and not searched[0][sure_junk] and searched[0][unsure]
+    assert searched[0].sum() == len(cands) - 1
 
 
 def test_a_store_keeps_its_stock_cut_and_older_stores_have_none(store: DeckStore, tmp_path: Path) -> None:
