@@ -18,8 +18,8 @@ from typing import Iterable, Protocol, Sequence
 import numpy as np
 
 from referee.cards import JOKER, Card
-from referee.vision.deck_store import (DeckStore, disagreeing, framed_candidates, mark_rows, stock_first, stock_readings,
-                                      store_after)
+from referee.vision.deck_store import (NO_INDEX_SURE, NOT_INDEX, DeckStore, disagreeing, framed_candidates, mark_rows,
+                                      stock_first, stock_read, store_after)
 from referee.vision.index_detect import Candidate, Frame
 from referee.vision.recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
 from referee.vision.recognize import Detection, Reading
@@ -79,6 +79,7 @@ class StoreLook:
     scale: float
     voted: tuple[list[str], np.ndarray, np.ndarray]
     stock: list[Reading]
+    no_index: np.ndarray   # how surely the reader calls each candidate no index (`deck_store.stock_read`)
     _first: dict[tuple[float, float | None], tuple[dict[Card, Detection], set[int]]] = field(default_factory=dict)
     _agreed: dict[tuple[float, float], tuple[list[Reading], tuple[list[str], np.ndarray, np.ndarray]]] = \
         field(default_factory=dict)
@@ -87,13 +88,18 @@ class StoreLook:
     def of(cls, store: DeckStore, image: np.ndarray, want: Counter[str]) -> "StoreLook":
         frame, cands, x, scale, _ = framed_candidates(image, marks=store.marks)
         return cls(want, frame, cands, scale, store.vote(x, marks=mark_rows(cands)),
-                   stock_readings(frame, cands, x, None, store.reader))
+                   *stock_read(frame, cands, x, None, store.reader))
 
     def names(self, cut: float, stock_cut: float | None, mark_cut: float | None = None) -> list[str]:
         stock, voted = self.stock, self.voted
         if stock_cut is not None:   # with the stock reader in, each vetoes the other's contradicted readings
             if (cut, stock_cut) not in self._agreed:
-                self._agreed[cut, stock_cut] = disagreeing(self.cands, self.stock, self.voted, cut,
+                # and the store leaves out what the reader is sure is no index (`DeckStore.name`)
+                junk = self.no_index >= NO_INDEX_SURE
+                names, conf, dist = self.voted
+                searched = ([NOT_INDEX if j else n for n, j in zip(names, junk)], np.where(junk, 0.0, conf),
+                            np.where(junk, np.inf, dist))
+                self._agreed[cut, stock_cut] = disagreeing(self.cands, self.stock, searched, cut,
                                                            (stock_cut, STOCK_MIN_CONFIDENCE))
             stock, voted = self._agreed[cut, stock_cut]
         if (cut, stock_cut) not in self._first:  # claimed once per pair of cuts, whatever the mark cut
