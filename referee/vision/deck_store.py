@@ -73,7 +73,7 @@ SEARCH_DIMS = 48      # principal axes every row is ranked in
 GATE_DIMS = 128       # principal axes of the lower bound that skips candidates near no card row
 SHORTLIST = 8         # rows per candidate re-ranked at full dimension
 LIST_ROWS = 256       # rows per list of the ranking's inverted file (k-means cells on the search axes)
-PROBES = 4            # lists a candidate ranks the rows of (its nearest cells)
+PROBES = 3            # lists a candidate ranks the rows of (its nearest cells)
 EXACT_UP_TO = 2048    # stores this small are searched exactly
 READER_PREFIX = "reader_"   # the adapted pair's arrays in a store file
 VETO = 0.5            # a store vote is dropped where the reader reads its candidate as another card this surely
@@ -586,9 +586,11 @@ class _Index:
     inverted file: the rows in k-means cells of ~`LIST_ROWS`, made when the index
     is built, ~0.4 s for 64k rows); the `SHORTLIST` nearest are re-ranked exactly.
     Ranking every row read all 64k x 49 numbers for each photo (~1.5 ms, bound by
-    memory); four lists of 250 read a sixtieth of them. On scenes-bicycle (two
+    memory); three lists of 250 read an eightieth of them. On scenes-bicycle (two
     folds, session 26's stores) 4, 8 and 16 lists named the same cards and the same
     4 wrong ones as ranking every row; 1 and 2 lists the same cards with 3 and 2 wrong.
+    Session 27 (junk rows left out, `DeckStore.name`): 3 and 4 lists the same cards and
+    the same 3 wrong; 3 lists ~0.14 ms a photo less than 4.
     """
 
     def __init__(self, vectors: np.ndarray, labels: np.ndarray, mean: np.ndarray | None,
