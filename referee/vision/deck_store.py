@@ -278,7 +278,7 @@ class DeckStore:
         """The lone-mark rows alone (`embed` turns them to point away from every other row), searched like all rows
         (through the store's principal axes when it has them: 1.1 -> 0.3 ms a photo on scenes-bicycle)."""
         if self._mark_index is None:
-            mark = np.asarray(self.vectors, np.float32).sum(axis=1) < 0
+            mark = (self.vectors < 0).any(axis=1)   # every other row's numbers are all >= 0 (0.07 s; a sum: 0.4)
             self._mark_index = _Index(self.vectors[mark], self.labels[mark], self.mean, self.basis)
         return self._mark_index
 
