@@ -615,6 +615,7 @@ class _Index:
         self.centres_t = _ranker(centres)
         zc = z[card]
         self.gate = [_ranker(zc[:, :min(32, z.shape[1])]), _ranker(zc)]   # a coarse bound, then the tight one
+        self.gate_rows = [np.ascontiguousarray(r.T) for r in self.gate]   # by card row: a few are gathered fast
 
     def nearest(self, e: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For unit rows `e`: (which rows have a card row within `radius`, their `K` nearest stored rows
@@ -630,10 +631,11 @@ class _Index:
             keep = np.arange(len(e))
             cols = np.arange(self.gate[0].shape[1])   # the card rows a bound still has to look at
             bound = 2.0 * radius + 2e-3   # + float16 rows off unit length
-            for n, ranker in enumerate(self.gate, 1):
+            for n, (ranker, by_row) in enumerate(zip(self.gate, self.gate_rows), 1):
                 qg = q[keep, :ranker.shape[0] - 1]
                 sq = (qg ** 2).sum(axis=1)
-                lo = _with_one(qg) @ (ranker if len(cols) == ranker.shape[1] else ranker[:, cols])
+                # the columns still looked at, gathered as rows (a third of the time of a column gather)
+                lo = _with_one(qg) @ (ranker if len(cols) == ranker.shape[1] else by_row[cols].T)
                 ok = lo.min(axis=1, initial=np.inf) + sq <= bound
                 keep = keep[ok]
                 if not len(keep) or n == len(self.gate):
