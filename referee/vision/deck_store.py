@@ -350,7 +350,7 @@ class DeckStore:
         vote_at = min(store_at, LOOK_FLOOR)   # a vote below the store's cut may still get a second look
         voted = self.vote_rows(x, rows, floor=vote_at, marks=marks)
         kept, agreed = disagreeing(cands, stock, voted, floor, checked)
-        if len(kept) < len(stock) and not rows.all():   # a vetoed reading frees its glyphs: every row is searched
+        if len(kept) < len(stock) and not rows.all():   # a vetoed reading frees its glyphs: every index-like row
             kept, agreed = disagreeing(cands, stock, self.vote_rows(x, index_like, floor=vote_at, marks=marks),
                                        floor, checked)
         if len(kept) < len(stock):   # the sure readings left claim anew
