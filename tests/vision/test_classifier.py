@@ -14,6 +14,8 @@ from referee.vision.classifier import (CNN_PATH, MODEL_PATH, NO_INDEX, RANK_CLAS
 from referee.vision.index_detect import features, find_blobs, pair_candidates
 from referee.vision.recognize import CNN_MIN_CONFIDENCE, recognize
 
+from .conftest import cards_in_a_row
+
 
 @pytest.mark.parametrize("path", [MODEL_PATH, CNN_PATH], ids=["mlp", "cnn"])
 def test_model_gives_one_distribution_per_row(path) -> None:
@@ -37,11 +39,7 @@ def test_cnn_names_a_rendered_card() -> None:
 
 def test_the_pair_skips_its_twin_on_sure_junk_and_names_the_same() -> None:
     # every row of a rendered table, against both readers run on every row (the pair as it was before the skip)
-    img = render.random_table(random.Random(8), (480, 480))
-    for k, name in enumerate(("7C", "QH", "10D")):
-        render.composite(img, render.Placement(Card.parse(name), (120 + 120 * k, 240), 150, 15 * k,
-                                               render.STYLES["classic"]), rng=random.Random(k))
-    frame = find_blobs(img)
+    frame = find_blobs(cards_in_a_row(8, ("7C", "QH", "10D"), 120, 120, 150, 15.0))
     x = features(frame, pair_candidates(frame))
     pair = pair_model()
     pr_a, ps_a = pair.drawn.predict(x)

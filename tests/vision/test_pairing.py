@@ -13,6 +13,8 @@ from referee.vision import glyphs, index_detect, render
 from referee.vision.index_detect import (count_enclosed, enclosed_counters, enclosed_paper, find_blobs, is_mark,
                                         mark_candidates, pair_candidates)
 
+from .conftest import cards_in_a_row
+
 
 def test_print_specks_beside_a_rank_do_not_crowd_out_its_suit() -> None:
     img = np.full((480, 480, 3), (40, 110, 40), np.uint8)
@@ -88,11 +90,7 @@ def test_a_thin_rank_is_tried_with_a_heavier_solid_pip_below_it() -> None:
 
 def test_pairing_near_a_point_offers_exactly_the_candidates_centred_there() -> None:
     # the second look pairs only around the index it re-reads: the same candidates as a full pairing, no others
-    img = render.random_table(random.Random(5), (480, 480))
-    for k, card in enumerate(("9C", "4D", "QH")):
-        render.composite(img, render.Placement(Card.parse(card), (150 + 90 * k, 240), 160, 20.0 * k,
-                                               render.STYLES["classic"]), rng=random.Random(k))
-    frame = find_blobs(img)
+    frame = find_blobs(cards_in_a_row(5, ("9C", "4D", "QH"), 150, 90, 160, 20.0))
     everything = pair_candidates(frame)
     assert everything
     x, y, radius = everything[0].cx, everything[0].cy, 15.0
