@@ -109,6 +109,13 @@ def _keep_part(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, i: int,
     cents[i] = (bx + int(xs.sum()) / len(xs), by + int(ys.sum()) / len(ys))
 
 
+def _by_label(lab: np.ndarray, px: np.ndarray, width: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Pixels (flat positions `px` in an image `width` wide, row by row, and their labels `lab`) grouped by label,
+    each label's still row by row: (labels, (rows, columns))."""
+    order = np.argsort(lab, kind="stable")
+    return lab[order], np.divmod(px[order], width)
+
+
 def trim_lines(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, min_h: int) -> None:
     """Cut thin lines (a card's edge, the next card's shadow) off the solid pips they touch.
 
@@ -134,9 +141,7 @@ def trim_lines(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np
         return
     # each one's core extent at once (box by box, it was a fifth of this function's time), row by row within a blob
     of_todo = maybe[core_lab]
-    core_px, lab = core_px[of_todo], core_lab[of_todo]
-    order = np.argsort(lab, kind="stable")
-    lab, (cy, cx) = lab[order], np.divmod(core_px[order], labels.shape[1])
+    lab, (cy, cx) = _by_label(core_lab[of_todo], core_px[of_todo], labels.shape[1])
     first = np.searchsorted(lab, todo)
     last = np.searchsorted(lab, todo, side="right") - 1
     col_span = np.maximum.reduceat(cx, first) - np.minimum.reduceat(cx, first)
@@ -260,10 +265,8 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     # every kept blob's pixels in one pass, row by row within each blob as its own box lists them (a numpy call or
     # ten a blob cost ~30 us each: ~0.9 ms a photo), and their mean colours from integer sums over those pixels
     ids = np.flatnonzero(ok)
-    ys, xs = np.divmod(np.flatnonzero(np.take(ok, labels)), W)   # np.nonzero over the whole image: 10x slower
-    lab = labels[ys, xs]
-    order = np.argsort(lab, kind="stable")
-    ys, xs, lab = ys[order], xs[order], lab[order]
+    px = np.flatnonzero(np.take(ok, labels))   # np.nonzero over the whole image: 10x slower
+    lab, (ys, xs) = _by_label(labels.ravel()[px], px, W)
     counts = np.bincount(lab, minlength=len(ok))[ids].tolist()
     starts = np.concatenate([[0], np.cumsum(counts)]).tolist()
     colour = bgr[ys, xs]

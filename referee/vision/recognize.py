@@ -72,7 +72,7 @@ THREE, FIVE, SIX, SEVEN, EIGHT, TEN, JACK = (RANK_CLASSES.index(r) for r in ("3"
 TEN_DOUBTS = [RANK_CLASSES.index(r) for r in ("10", "Q", "9", "8")]  # single glyphs with a counter, as a 10's "0" is
 SUIT_PARTNER = {"S": "C", "C": "S", "H": "D", "D": "H"}  # the suit each is doubted against; its shape settles it
 SUIT_DOUBT = np.array([SUIT_CLASSES.index(SUIT_PARTNER[x]) for x in SUIT_CLASSES[:4]])  # by suit class number
-DOUBT_MIN = 1e-3  # a doubt (partner suit, other ranks) read less likely than this is not settled: it would add under 0.001
+DOUBT_MIN = 1e-3  # a doubt (partner suit, other ranks) read less likely is not settled: it would add under 0.001
 JOKER_RANK, NOT_AN_INDEX = RANK_CLASSES.index(JOKER), RANK_CLASSES.index("-")
 
 
