@@ -463,16 +463,11 @@ class DeckStore:
         return store
 
 
-def stock_readings(frame: Frame, cands: Sequence[Candidate], x: np.ndarray, cut: float | None,
-                   model: IndexModel | None = None) -> list[Reading]:
-    """The stock reader's readings (`model`: a store's adapted pair; None: the committed one) of the
-    rank-over-suit candidates (it never learned lone marks) that reach `cut` (None: all), surest first."""
-    return stock_read(frame, cands, x, cut, model)[0]
-
-
 def stock_read(frame: Frame, cands: Sequence[Candidate], x: np.ndarray, cut: float | None,
                model: IndexModel | None = None) -> tuple[list[Reading], np.ndarray]:
-    """`stock_readings`, and how likely the reader found each candidate no index at all (0 for lone marks)."""
+    """The stock reader's readings (`model`: a store's adapted pair; None: the committed one) of the
+    rank-over-suit candidates (it never learned lone marks) that reach `cut` (None: all), surest first; and how
+    likely it found each candidate no index at all (0 for lone marks)."""
     rows = [i for i, c in enumerate(cands) if not is_mark(c)]
     no_index = np.zeros(len(cands))
     if not rows:
@@ -614,8 +609,8 @@ class _Index:
         self.ranked = np.ascontiguousarray(_ranker(zs[self.order]).T)   # (n, d + 1), one row per stored row
         self.centres_t = _ranker(centres)
         zc = z[card]
-        self.gate = [_ranker(zc[:, :min(32, z.shape[1])]), _ranker(zc)]   # a coarse bound, then the tight one
-        self.gate_rows = [np.ascontiguousarray(r.T) for r in self.gate]   # by card row: a few are gathered fast
+        # a coarse bound, then the tight one; by card row, so the rows a bound still looks at are gathered fast
+        self.gate = [np.ascontiguousarray(_ranker(zc[:, :min(32, z.shape[1])]).T), np.ascontiguousarray(_ranker(zc).T)]
 
     def nearest(self, e: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For unit rows `e`: (which rows have a card row within `radius`, their `K` nearest stored rows
@@ -629,13 +624,13 @@ class _Index:
         else:
             q = (e - self.mean) @ self.basis
             keep = np.arange(len(e))
-            cols = np.arange(self.gate[0].shape[1])   # the card rows a bound still has to look at
+            cols = np.arange(len(self.gate[0]))   # the card rows a bound still has to look at
             bound = 2.0 * radius + 2e-3   # + float16 rows off unit length
-            for n, (ranker, by_row) in enumerate(zip(self.gate, self.gate_rows), 1):
-                qg = q[keep, :ranker.shape[0] - 1]
+            for n, by_row in enumerate(self.gate, 1):
+                qg = q[keep, :by_row.shape[1] - 1]
                 sq = (qg ** 2).sum(axis=1)
-                # the columns still looked at, gathered as rows (a third of the time of a column gather)
-                lo = _with_one(qg) @ (ranker if len(cols) == ranker.shape[1] else by_row[cols].T)
+                # the rows still looked at, gathered as rows (a third of the time of gathering matrix columns)
+                lo = _with_one(qg) @ (by_row if len(cols) == len(by_row) else by_row[cols]).T
                 ok = lo.min(axis=1, initial=np.inf) + sq <= bound
                 keep = keep[ok]
                 if not len(keep) or n == len(self.gate):
@@ -663,8 +658,8 @@ class _Index:
         qq = _with_one(q)
         n_lists = len(self.starts) - 1
         probes = min(PROBES, n_lists)
-        if probes == n_lists or len(self.order) <= EXACT_UP_TO:   # a small index (a deck's ~1700 Joker-mark rows,
-            # 6 lists): every row, all queries at once (query by query through 4 lists cost ~45 us a query)
+        if len(self.order) <= EXACT_UP_TO:   # a small index (a deck's ~1700 Joker-mark rows, 6 lists): every row,
+            # all queries at once (query by query through its lists cost ~45 us a query)
             return self.order[_smallest(qq @ self.ranked.T, k)]
         near = np.sort(np.argpartition(qq @ self.centres_t, probes - 1, axis=1)[:, :probes], axis=1)
         starts, sizes = self.starts[:-1].tolist(), np.diff(self.starts).tolist()

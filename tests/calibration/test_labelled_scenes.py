@@ -25,7 +25,7 @@ from calibration.labelled_scenes import (SceneError, fit_scenes, label_image, la
 from referee.cards import Card
 from referee.vision import faint_marks, render
 from referee.vision.deck_store import (NOT_INDEX, VETO, DeckStore, Shot, disagreeing, framed_candidates,
-                                      stock_first, stock_readings, store_after)
+                                      stock_first, stock_read, store_after)
 from referee.vision.faint_marks import closer_marks, faint_blobs
 from referee.vision.index_detect import Blob, Candidate, find_blobs, prepare
 from referee.vision.recognize import recognize
@@ -149,7 +149,7 @@ def test_the_stock_readers_sure_readings_claim_their_glyphs_before_the_store(ren
                                                                             store: DeckStore) -> None:
     scene = split_by_name(read_scenes(rendered))[1][0]
     frame, cands, x, scale, _ = framed_candidates(scene.image(), marks=store.marks)
-    stock = stock_readings(frame, cands, x, 0.97)
+    stock, _ = stock_read(frame, cands, x, 0.97)
     assert stock, "the stock reader is sure of some index in a rendered classic scene"
     conf, card, cand = stock[0]
     # a store that reads the same glyphs as a card not on the table, surely
@@ -167,7 +167,7 @@ def test_where_the_reader_and_the_store_read_the_same_glyphs_as_different_cards_
         rendered: Path, store: DeckStore) -> None:
     scene = split_by_name(read_scenes(rendered))[1][0]
     frame, cands, x, scale, _ = framed_candidates(scene.image(), marks=store.marks)
-    stock = stock_readings(frame, cands, x, 0.97)
+    stock, _ = stock_read(frame, cands, x, 0.97)
     conf, card, cand = stock[0]
     at = cands.index(cand)
 
