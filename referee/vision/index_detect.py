@@ -194,9 +194,21 @@ def trim_thin_lines(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, mi
                             _SQUARE2)[1:-1, 1:-1]
     # an opening never joins two 8-connected components, so the whole-image core is each blob's own
     thin = cv2.subtract(ink, cv2.dilate(core, _SQUARE3))
-    n, pieces, pstats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(thin, 8, cv2.CV_32S, cv2.CCL_BBDT)
-    span = np.maximum(pstats[:, 2], pstats[:, 3])
-    hair = (span >= THIN_MIN_SPAN) & (pstats[:, 4] <= THIN_INK_PER_PX * span)
+    n, pieces = cv2.connectedComponentsWithAlgorithm(thin, 8, cv2.CV_32S, cv2.CCL_BBDT)
+    # each piece's extent and ink from its pixels (a few thousand: OpenCV's stats pass over the whole image cost
+    # more than the labelling)
+    thin_px = np.flatnonzero(thin.view(bool))
+    lab, (ys, xs) = _by_label(pieces.ravel()[thin_px], thin_px, labels.shape[1])
+    starts = np.flatnonzero(np.diff(lab, prepend=-1))
+    piece_area = np.zeros(n, np.int64)
+    span = np.zeros(n, np.int64)
+    if len(starts):
+        ends = np.append(starts[1:], len(lab)) - 1    # each piece's pixels still row by row: its rows are its ends
+        found = lab[starts]
+        piece_area[found] = ends - starts + 1
+        span[found] = np.maximum(np.maximum.reduceat(xs, starts) - np.minimum.reduceat(xs, starts),
+                                 ys[ends] - ys[starts]) + 1
+    hair = (span >= THIN_MIN_SPAN) & (piece_area <= THIN_INK_PER_PX * span)
     hair[0] = False
     if not hair.any():
         return
@@ -204,7 +216,6 @@ def trim_thin_lines(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, mi
     ext = np.maximum(w, h)
     glyph_sized = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= LINE_BLOB_AREA_MAX)
     # a piece is connected ink, so all of it lies in one blob: any one of its pixels names its owner (all at once)
-    thin_px = np.flatnonzero(thin.view(bool))   # a few thousand pixels: cheaper than a pass over every piece label
     hair_px = thin_px[hair[pieces.ravel()[thin_px]]]
     found, first = np.unique(pieces.ravel()[hair_px], return_index=True)
     owners: dict[int, list[int]] = {}
