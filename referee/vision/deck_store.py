@@ -26,7 +26,7 @@ corners, `deck_reader`): on all 800 photos by two folds 0.971 -> 0.977 (session 
 closer look at faint Joker marks and cuts chosen on four inner folds, `calibration.labelled_scenes`).
 Where the two read the same glyphs as different cards, neither is taken (`disagreeing`).
 
-Naming must fit in a few milliseconds beside the ~11 ms the candidates cost, and a
+Naming must fit in a few milliseconds beside the ~8 ms the candidates cost, and a
 store learned from a few hundred photos holds ~50k rows of 604 numbers, so a
 large store is searched through its principal axes (fitted at calibration, saved
 in the store): a candidate that no card row can be near enough to name is
