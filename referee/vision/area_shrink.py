@@ -29,9 +29,8 @@ def shrink_area(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     h, w = image.shape[:2]
     dw, dh = size
     c = image.shape[2] if image.ndim == 3 else 1
-    plans = (axis_plan(h, dh), axis_plan(w, dw)) if image.dtype == np.uint8 and image.ndim in (2, 3) and c <= 4 \
-        else (None, None)
-    rows, cols = plans
+    whole = image.dtype == np.uint8 and image.ndim in (2, 3) and c <= 4   # what the uint16 sums and transposes take
+    rows, cols = (axis_plan(h, dh), axis_plan(w, dw)) if whole else (None, None)
     if rows is None or cols is None or not _exact(rows[1] * cols[1]):
         small = cv2.resize(image.astype(np.float32), (dw, dh), interpolation=cv2.INTER_AREA)
         return cv2.convertScaleAbs(small).reshape((dh, dw) + image.shape[2:])
