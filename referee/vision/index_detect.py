@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -60,6 +60,8 @@ class Candidate:
     scale: float
     cx: float
     cy: float
+    # the shape checks' answers by (rank, suit): a reading is checked for its corner pair and again for its claim
+    checked: dict[tuple[str, str], bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @functools.cached_property
     def blob_ids(self) -> frozenset[int]:
