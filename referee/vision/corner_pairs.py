@@ -91,20 +91,13 @@ def back_pairs(readings: Sequence[Corner], plausible: Callable[[Candidate, Card]
         if not any(readings[j].card != r.card and readings[j].cand.blob_ids & r.cand.blob_ids for j in range(i)):
             own.append(i)
     confs = [r.conf for r in readings]
-    checked: dict[int, bool] = {}
-
-    def ok(i: int) -> bool:
-        if i not in checked:
-            checked[i] = plausible(readings[i].cand, readings[i].card)
-        return checked[i]
-
     for n, i in enumerate(own):
         a = readings[i]
         for j in own[n + 1:]:
             b = readings[j]
             if a.card != b.card or a.cand.blob_ids & b.cand.blob_ids or not opposite_corners(a.cand, b.cand):
                 continue
-            if not (ok(i) and ok(j)):
+            if not (plausible(a.cand, a.card) and plausible(b.cand, b.card)):  # consistency.plausible keeps its answers
                 continue
             both = paired_confidence(a, b)
             confs[i], confs[j] = max(confs[i], both), max(confs[j], both)
