@@ -16,7 +16,7 @@ import os
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -381,6 +381,12 @@ class World:
                 level = new
         return out
 
+    def next_change(self, chip: str, offset: int, after_ns: int) -> tuple[int, int] | None:
+        """The first true change (t_ns, level) of a line strictly after `after_ns`, or None (O(log n))."""
+        changes = self._changes_of((chip_path(chip), offset))
+        i = bisect.bisect_right(changes, (after_ns, 2))
+        return changes[i] if i < len(changes) else None
+
     def level(self, chip: str, offset: int, t_ns: int) -> int | None:
         """The true level of a line at `t_ns`; None when nothing drives it (the bias decides)."""
         key = (chip_path(chip), offset)
@@ -393,10 +399,15 @@ class World:
 
     def drive(self, chip: str, offset: int, t_ns: int, level: int) -> None:
         """A device on the board (an MPR121's open-drain IRQ) sets a line's level from `t_ns` on."""
-        key = (chip_path(chip), offset)
+        key, level = (chip_path(chip), offset), 1 if level else 0
         with self._lock:
-            self._drives.setdefault(key, []).append((t_ns, 1 if level else 0))
+            before = self.level(*key, t_ns)
+            self._drives.setdefault(key, []).append((t_ns, level))
             self._changes.pop(key, None)
+            if before != level:  # a drive in the past still reaches subscribers, late, with its stamp
+                for sub in self._subs:
+                    if sub.key == key and t_ns <= sub.last_ns:
+                        sub.late.append((t_ns, level))
             self._wake.notify_all()
 
     # -- MPR121 --------------------------------------------------------------
@@ -495,6 +506,11 @@ class World:
         nxt = None
         heap: list[tuple[int, int, _Sub, int]] = []
         counter = itertools.count()
+        late = [(sub, t, level) for sub in self._subs for t, level in sub.late]
+        if late:
+            for sub in self._subs:
+                sub.late.clear()
+            return 0, late
         for sub in self._subs:
             changes = self._changes_of(sub.key)
             i = bisect.bisect_right(changes, (sub.last_ns, 2))
@@ -509,19 +525,17 @@ class World:
             with self._lock:
                 if self._closed:
                     return
-                if self.t0_ns() is None:
-                    self._wake.wait(0.002)
-                    continue
-                when, due = self._due()
+                when, due = self._due()  # before t0 only drives happen
                 if when < 0:
-                    self._wake.wait(0.05 if self.folder is not None else None)
+                    starting = self.folder is not None and self.t0_ns() is None
+                    self._wake.wait(0.002 if starting else 0.05 if self.folder is not None else None)
                     continue
                 left = when - time.monotonic_ns()
                 if left > 0:
                     self._wake.wait(min(left / 1e9, 0.05))
                     continue
                 for sub, t, _ in due:
-                    sub.last_ns = t
+                    sub.last_ns = max(sub.last_ns, t)
             for sub, t, level in due:
                 try:
                     sub.fn(t, level)
@@ -534,6 +548,7 @@ class _Sub:
     key: tuple[str, int]
     fn: LineFn
     last_ns: int
+    late: list[tuple[int, int]] = field(default_factory=list)
 
 
 _WORLD: World | None = None
