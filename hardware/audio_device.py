@@ -90,7 +90,7 @@ def parse_proc_cards(text: str) -> list[Card]:
     """Cards from /proc/asound/cards (` 0 [Headphones     ]: bcm2835_headphonbcm2835 Headphones - bcm2835 Headphones`)."""
     found = []
     for line in text.splitlines():
-        m = re.match(r"\s*(\d+)\s+\[(\S+)\s*\]:\s*\S+\s+-\s+(.*)$", line)
+        m = re.match(r"\s*(\d+)\s+\[(\S+)\s*\]:\s*.*?\s+-\s+(.*)$", line)
         if m:
             found.append(Card(int(m.group(1)), m.group(2), m.group(3).strip()))
     return found

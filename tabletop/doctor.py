@@ -16,10 +16,15 @@ import time
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hardware.edge_clock import TickKind, classify_factory
 from referee.config import ConfigError, TableConfig, load
+from tabletop.doctor_audio import SILENCE_S, check_audio, check_espeak
+from tabletop.doctor_report import FAIL, OK, WARN, Check
+
+__all__ = ["FAIL", "OK", "SILENCE_S", "WARN", "CameraInfo", "Check", "Probes", "add_parser", "check_audio",
+           "check_espeak", "exit_code", "run", "run_checks"]
 
 DEFAULT_CONFIG = Path("/etc/tabletop/table.toml")
 #: Where calibration profiles will live (system first, then the user's).
@@ -34,24 +39,6 @@ JOURNAL_WARN_MB = 500
 SUSPEND_WARN_S = 1.0
 #: MPR121 addresses (ADDR to GND, VDD, SDA, SCL).
 MPR121_ADDRESSES = (0x5A, 0x5B, 0x5C, 0x5D)
-
-OK, WARN, FAIL = "ok", "warn", "FAIL"
-
-
-@dataclass(frozen=True)
-class Check:
-    """One verdict: `name` of the check, `verdict` ok/warn/FAIL, what was found, and how to fix it."""
-
-    name: str
-    verdict: str
-    detail: str
-    fix: str = ""
-
-    def line(self) -> str:
-        """The one-line human form: verdict, name, detail, and the fix when there is one."""
-        text = f"{self.verdict:<4}  {self.name:<11} {self.detail}"
-        return f"{text} -- fix: {self.fix}" if self.fix and self.verdict != OK else text
-
 
 @dataclass(frozen=True)
 class CameraInfo:
@@ -126,6 +113,7 @@ class Probes:
     profile_dirs: Sequence[Path] = PROFILE_DIRS
     now: Callable[[], float] = time.time
     cwd: Path = field(default_factory=Path.cwd)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
 # ---------------------------------------------------------------- checks
@@ -249,49 +237,13 @@ def check_i2c(config: TableConfig, probes: Probes) -> Check:
         found = [a for a in MPR121_ADDRESSES if probes.i2c_probe(pads.i2c_bus, a)]
     except Exception as exc:
         return Check("i2c", FAIL, f"cannot scan bus {pads.i2c_bus} ({type(exc).__name__}: {exc})",
-                     "add the user to the i2c group; install smbus2 (the `pi` extra)")
+                     "add the user to the i2c group; sudo apt install python3-smbus2")
     listed = ", ".join(f"0x{a:02X}" for a in found) or "nothing"
     if pads.i2c_address not in found:
         fix = (f"set [pads] i2c_address = 0x{found[0]:02X}" if found else
                "check MPR121 wiring: 3V3, GND, SDA to GPIO 2 (pin 3), SCL to GPIO 3 (pin 5), ADDR to GND for 0x5A")
         return Check("i2c", FAIL, f"no MPR121 at 0x{pads.i2c_address:02X} on bus {pads.i2c_bus} (found {listed})", fix)
     return Check("i2c", OK, f"MPR121 at 0x{pads.i2c_address:02X} on bus {pads.i2c_bus} (found {listed})")
-
-
-def _sound_cards(probes: Probes) -> list[str]:
-    """Playback cards from `aplay -l`, else from /proc/asound/cards."""
-    if probes.which("aplay"):
-        try:
-            out = probes.run(["aplay", "-l"])
-            return [line for line in out.stdout.splitlines() if line.startswith("card ")]
-        except (OSError, subprocess.SubprocessError):
-            pass
-    cards = probes.proc / "asound" / "cards"
-    if not cards.exists():
-        return []
-    return [line.strip() for line in cards.read_text().splitlines() if line.strip()[:1].isdigit()]
-
-
-def check_audio(config: TableConfig, probes: Probes) -> Check:
-    """A playback device for the spoken rulings."""
-    backend = config.audio.backend
-    cards = _sound_cards(probes)
-    if not cards:
-        return Check("audio", FAIL if backend != "silent" else WARN, "no sound card found",
-                     "plug in the USB speaker or amplifier; sudo apt install alsa-utils; `aplay -l`")
-    if backend == "silent":
-        return Check("audio", WARN, f"{len(cards)} card(s), but [audio] backend is silent: rulings are not spoken",
-                     'set [audio] backend = "espeak"')
-    return Check("audio", OK, f"{cards[0]}" + (f" (+{len(cards) - 1} more)" if len(cards) > 1 else ""))
-
-
-def check_espeak(config: TableConfig, probes: Probes) -> Check:
-    """espeak-ng, the voice of the espeak backend."""
-    path = probes.which("espeak-ng")
-    if path:
-        return Check("espeak", OK, f"espeak-ng at {path}")
-    needed = config.audio.backend == "espeak"
-    return Check("espeak", FAIL if needed else WARN, "espeak-ng not found", "sudo apt install espeak-ng")
 
 
 def check_journal(config: TableConfig, probes: Probes) -> Check:

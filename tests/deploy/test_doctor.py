@@ -1,9 +1,12 @@
-"""`referee doctor` on simulated hardware: each probe is replaced through `Probes`."""
+"""`referee doctor` on simulated hardware: pins, camera and I2C are replaced through `Probes`; sound goes
+through the fake `aplay` and `espeak-ng` on PATH (tests/fakeos/bin), which read the world's cards."""
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
+import sys
 import time
 from collections import namedtuple
 from pathlib import Path
@@ -15,10 +18,11 @@ from gpiozero.pins.mock import MockFactory
 from tabletop import doctor
 from tabletop.doctor import FAIL, OK, WARN, CameraInfo, Probes
 from tests.conftest import ROOT
+from tests.deploy.fake_sound import HDMI, HEADPHONES, USB, pipewire_login, records, sound_world
 
 EXAMPLE = (ROOT / "deploy" / "table.example.toml").read_text()
 Usage = namedtuple("Usage", "total used free")
-APLAY = "**** List of PLAYBACK Hardware Devices ****\ncard 0: Headphones [bcm2835 Headphones], device 0: bcm2835 Headphones\n"
+HEADPHONES_PCM = "plughw:CARD=Headphones,DEV=0"
 
 
 class LGPIOFactory:
@@ -35,15 +39,11 @@ class RPiGPIOFactory:
 RPiGPIOFactory.__module__ = "gpiozero.pins.rpigpio"
 
 
-def runner(outputs: dict[str, str]) -> Any:
-    def run(cmd: Sequence[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.CompletedProcess(list(cmd), 0, outputs.get(cmd[0], ""), "")
-    return run
-
-
 @pytest.fixture
-def pi(tmp_path: Path) -> dict[str, Any]:
-    """A good simulated Pi: lgpio, a Camera Module 3, I2C with an MPR121 at 0x5A, a sound card, espeak-ng."""
+def pi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """A good simulated Pi: lgpio, a Camera Module 3, I2C with an MPR121 at 0x5A, a Pi 4's sound cards
+    (headphone jack and HDMI) seen by the fake aplay, espeak-ng, and no user sound server (a service)."""
+    world = sound_world(tmp_path / "world", monkeypatch, [HEADPHONES, HDMI])
     dev = tmp_path / "dev"
     dev.mkdir()
     for name in ("i2c-1", "gpiochip0", "video0"):
@@ -56,11 +56,9 @@ def pi(tmp_path: Path) -> dict[str, Any]:
     config = tmp_path / "table.toml"
     config.write_text(EXAMPLE.replace("/var/lib/tabletop/journal.db", str(journal / "journal.db")))
     probes = Probes(pin_factory=LGPIOFactory, cameras=lambda: [CameraInfo("imx708", 120.0)],
-                    i2c_probe=lambda bus, addr: bus == 1 and addr == 0x5A,
-                    run=runner({"aplay": APLAY}), which=lambda name: f"/usr/bin/{name}",
-                    dev=dev, proc=tmp_path / "proc", disk_usage=lambda p: Usage(10**10, 0, 5 * 10**9),
+                    i2c_probe=lambda bus, addr: bus == 1 and addr == 0x5A, dev=dev, proc=tmp_path / "proc", disk_usage=lambda p: Usage(10**10, 0, 5 * 10**9),
                     profile_dirs=[profiles], cwd=tmp_path)
-    return {"probes": probes, "config": config, "tmp": tmp_path}
+    return {"probes": probes, "config": config, "tmp": tmp_path, "world": world}
 
 
 def verdicts(config: Path, probes: Probes) -> dict[str, doctor.Check]:
@@ -177,20 +175,100 @@ def test_missing_config(pi: dict[str, Any]) -> None:
     assert check.verdict == FAIL and "install.sh" in check.fix
 
 
-def test_no_sound_card(pi: dict[str, Any]) -> None:
-    pi["probes"].run = runner({"aplay": "aplay: device_list:274: no soundcards found...\n"})
+def set_sound(pi: dict[str, Any], cards: list[dict[str, Any]], user_server: bool = False) -> None:
+    (pi["world"] / "world.json").write_text(json.dumps({"sound": {"cards": cards, "user_server": user_server}}))
+
+
+def set_device(pi: dict[str, Any], device: str) -> None:
+    pi["config"].write_text(pi["config"].read_text().replace('device = "default"', f'device = "{device}"', 1))
+
+
+def test_audio_plays_silence_through_the_card_a_service_hears(pi: dict[str, Any]) -> None:
     check = verdicts(pi["config"], pi["probes"])["audio"]
-    assert check.verdict == FAIL and "aplay -l" in check.fix
+    assert check.verdict == OK and check.detail.startswith(f"{HEADPHONES_PCM}: played 0.1 s of silence"), check
+    played = records(pi["world"])
+    assert [(r["device"], r["seconds"]) for r in played] == [(HEADPHONES_PCM, 0.1)]   # not "default"
+    assert Path(played[0]["file"]).suffix == ".wav" and not Path(played[0]["file"]).exists()   # cleaned up
+
+
+def test_audio_prefers_a_card_added_for_the_table(pi: dict[str, Any]) -> None:
+    set_sound(pi, [HEADPHONES, HDMI, USB])
+    assert verdicts(pi["config"], pi["probes"])["audio"].detail.startswith("plughw:CARD=Device,DEV=0: played")
+    set_sound(pi, [HDMI])
+    assert verdicts(pi["config"], pi["probes"])["audio"].detail.startswith("plughw:CARD=vc4hdmi0,DEV=0: played")
+
+
+def test_missing_configured_card_is_one_fail_line_with_aplays_reason(pi: dict[str, Any],
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    set_device(pi, "plughw:CARD=Device,DEV=0")          # the USB speaker is not plugged in
+    code = doctor.run(argparse.Namespace(config=str(pi["config"]), json=False), pi["probes"])
+    out = capsys.readouterr().out
+    audio = [line for line in out.splitlines() if line.split()[1] == "audio"]
+    assert code == 1 and len(audio) == 1 and "Traceback" not in out
+    assert audio[0].startswith("FAIL  audio       plughw:CARD=Device,DEV=0: "
+                               "aplay: main:850: audio open error: No such file or directory"), audio[0]
+    assert f"-- fix: plug in the speaker" in audio[0] and HEADPHONES_PCM in audio[0]
+    assert records(pi["world"])[-1] == {"fake": "aplay", "device": "plughw:CARD=Device,DEV=0",
+                                        "error": "No such file or directory"}
+
+
+def test_default_configured_as_pipewire_fails_for_the_service(pi: dict[str, Any]) -> None:
+    set_device(pi, "pipewire")                           # a name only a desktop login can open
+    check = verdicts(pi["config"], pi["probes"])["audio"]
+    assert check.verdict == FAIL and check.detail.endswith("audio open error: Host is down (cards Headphones, vc4hdmi0)")
+    assert 'device = "default"' in check.fix
+
+
+def test_busy_card_fails_with_the_reason(pi: dict[str, Any]) -> None:
+    set_sound(pi, [{**HEADPHONES, "busy": True}])
+    check = verdicts(pi["config"], pi["probes"])["audio"]
+    assert check.verdict == FAIL and "Device or resource busy" in check.detail and "PipeWire" in check.fix
+
+
+def test_a_desktop_login_is_judged_as_the_service(pi: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    set_sound(pi, [HEADPHONES], user_server=True)
+    with pipewire_login(monkeypatch):
+        pi["probes"].env = dict(os.environ)
+        check = verdicts(pi["config"], pi["probes"])["audio"]
+    assert check.verdict == OK and check.detail.startswith(HEADPHONES_PCM) and "the service does not" in check.detail
+    assert [r["device"] for r in records(pi["world"])] == [HEADPHONES_PCM]
+
+
+def test_no_sound_card(pi: dict[str, Any]) -> None:
+    set_sound(pi, [])
+    check = verdicts(pi["config"], pi["probes"])["audio"]
+    assert check.verdict == FAIL and check.detail == "no sound card found" and "aplay -l" in check.fix
+    assert records(pi["world"]) == []
 
 
 def test_sound_card_from_proc_without_aplay(pi: dict[str, Any]) -> None:
     asound = pi["tmp"] / "proc" / "asound"
     asound.mkdir(parents=True)
-    (asound / "cards").write_text(" 0 [Headphones     ]: bcm2835_headphonbcm2835 Headphones - bcm2835 Headphones\n")
+    (asound / "cards").write_text(" 0 [Headphones     ]: bcm2835_headphonbcm2835 Headphones - bcm2835 Headphones\n"
+                                  "                      bcm2835 Headphones\n")
     pi["probes"].which = lambda name: None
     checks = verdicts(pi["config"], pi["probes"])
-    assert checks["audio"].verdict == OK
+    assert checks["audio"].verdict == FAIL and checks["audio"].detail == "aplay not found (cards Headphones)"
+    assert "alsa-utils" in checks["audio"].fix
     assert checks["espeak"].verdict == FAIL and "apt install espeak-ng" in checks["espeak"].fix
+
+
+def test_silent_backend_only_warns_and_plays_nothing(pi: dict[str, Any]) -> None:
+    pi["config"].write_text(pi["config"].read_text().replace('backend = "espeak"', 'backend = "silent"', 1))
+    check = verdicts(pi["config"], pi["probes"])["audio"]
+    assert check.verdict == WARN and "rulings are not spoken" in check.detail
+    assert records(pi["world"]) == []
+
+
+def test_referee_doctor_command_never_shows_a_traceback(pi: dict[str, Any]) -> None:
+    """The real command in its own process, as on the Pi: the audio line comes from the fakes on PATH."""
+    set_device(pi, "plughw:CARD=Device,DEV=0")
+    done = subprocess.run([sys.executable, "-c", "import sys; from referee.cli import main; sys.exit(main())",
+                           "doctor", "--config", str(pi["config"])],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    audio = [line for line in done.stdout.splitlines() if line.split()[1:2] == ["audio"]]
+    assert len(audio) == 1 and audio[0].startswith("FAIL  audio       plughw:CARD=Device,DEV=0: aplay: main:850")
 
 
 def test_suspend_shows_as_clock_warning(pi: dict[str, Any]) -> None:
