@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import configparser
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,7 +30,7 @@ def values(name: str, key: str) -> list[str]:
 def test_referee_unit_keys() -> None:
     unit = parse("tabletop-referee.service")
     assert unit["Service"]["ExecStart"] == "/opt/tabletop/venv/bin/referee run --config /etc/tabletop/table.toml"
-    assert unit["Service"]["Restart"] == "on-failure"
+    assert unit["Service"]["KillSignal"] == "SIGTERM"
     assert unit["Service"]["User"] == "tabletop" and unit["Service"]["StateDirectory"] == "tabletop"
     after = unit["Unit"]["After"].split()
     assert "sound.target" in after and "systemd-udev-trigger.service" in after
@@ -41,6 +42,48 @@ def test_referee_unit_keys() -> None:
     for hides_devices in ("PrivateDevices", "DevicePolicy", "DeviceAllow", "ProtectClock"):
         assert hides_devices not in service, hides_devices
     assert "kiosk" in (UNITS / "tabletop-referee.service").read_text().lower()  # the mode contract is documented
+
+
+#: systemd.service(5), the table under Restart=: which ends of the main process each setting restarts.
+RESTARTS_AFTER = {
+    "no": set(),
+    "always": {"clean exit", "unclean exit", "unclean signal", "timeout", "watchdog"},
+    "on-success": {"clean exit"},
+    "on-failure": {"unclean exit", "unclean signal", "timeout", "watchdog"},
+    "on-abnormal": {"unclean signal", "timeout", "watchdog"},
+    "on-abort": {"unclean signal"},
+    "on-watchdog": {"watchdog"},
+}
+
+
+def seconds(value: str) -> float:
+    """A systemd time span such as `5`, `5s`, `1min 30s` or `500ms`, in seconds."""
+    units = {"ms": 0.001, "s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600}
+    total = 0.0
+    for number, unit in re.findall(r"(\d+(?:\.\d+)?)\s*([a-z]*)", value):
+        total += float(number) * units[unit or "s"]
+    return total
+
+
+def test_referee_restarts_after_any_exit_and_stops_on_sigterm() -> None:
+    """`referee run` exits 0 when a game ends or a config asks it to: the table must come back anyway."""
+    unit = parse("tabletop-referee.service")
+    service = unit["Service"]
+    assert RESTARTS_AFTER[service["Restart"]] == RESTARTS_AFTER["always"], service["Restart"]
+    assert service.get("RestartPreventExitStatus", "") == "" and service.get("SuccessExitStatus", "") == ""
+    assert unit["Unit"]["StartLimitIntervalSec"] == "0"       # never gives up restarting
+    assert 1 <= seconds(service["RestartSec"]) <= 30
+    # SIGTERM lets `referee run` close the table: the announcer speaks its queue for up to 5 s first.
+    assert service.get("KillSignal", "SIGTERM") == "SIGTERM"
+    assert seconds(service["TimeoutStopSec"]) >= 5 + 5 and seconds(service["TimeoutStopSec"]) <= 90
+    assert service.get("KillMode", "control-group") in ("control-group", "mixed")
+    text = (UNITS / "tabletop-referee.service").read_text()
+    assert "Restart=always" in text and "on-failure" not in text   # the comment describes what is set
+
+
+def test_restart_table_reads_as_documented() -> None:
+    assert "clean exit" not in RESTARTS_AFTER["on-failure"]   # the bug: exit 0 left the table dead
+    assert seconds("1min 30s") == 90 and seconds("500ms") == 0.5 and seconds("20") == 20
 
 
 def test_kiosk_unit_keys() -> None:
