@@ -7,14 +7,17 @@ frame was handed over, which is the best the backend allows.
 """
 from __future__ import annotations
 
+import threading
 import time
+from collections import deque
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 Frame = tuple[np.ndarray, int]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+MAX_EXPOSURE_US = 10_000   # 1/100 s: a card sliding in still reads (as calibration.picam_controls locks it)
 
 
 class CameraSource:
@@ -36,55 +39,157 @@ class CameraSource:
         self.close()
 
 
-class Picamera2Source(CameraSource):
-    """A Raspberry Pi camera via picamera2: the lores stream for vision, main kept for evidence.
+class CameraStalled(TimeoutError):
+    """No frame came within the source's bound (a stalled camera); the camera has been closed."""
 
-    `camera` may be an already built Picamera2 (or a fake with the same
-    methods) for tests; otherwise one is made here (picamera2 is imported only then).
+
+class Picamera2Source(CameraSource):
+    """A Raspberry Pi camera via picamera2: the lores stream to watch the pile, main at full resolution.
+
+    Opening acquires the camera (picamera2 is imported only then, so the
+    module loads anywhere); `camera` may be an already built Picamera2, or a
+    stand-in with its methods, used as it is. `fps` is `[camera] fps`; `controls`
+    are picamera2 controls as a calibration profile holds them (`[camera.controls]`:
+    ExposureTime, AnalogueGain, LensPosition, AfMode, ...; a `FrameRate` there
+    overrides `fps`); controls this camera does not have are skipped. Without a
+    fixed ExposureTime the auto exposure is capped at `max_exposure_us` so a
+    landing card does not smear. Frames are `stream` ("lores" or "main") as BGR,
+    stamped with SensorTimestamp; the other stream of the newest frames stays
+    available (`last_main`, `main_at(t_ns)`, `last_lores`), and the newest
+    frame's metadata (`last_metadata`: exposure, gain, lens). A capture waits at
+    most `timeout_s` (raising CameraStalled), and any failure closes the camera
+    so the next Picamera2 can acquire it.
     """
 
-    def __init__(self, *, camera: Any = None, main_size: tuple[int, int] = (1280, 960),
-                 lores_size: tuple[int, int] = (640, 480), fps: float = 50.0) -> None:
-        if camera is None:
-            from picamera2 import Picamera2  # optional extra `pi`
-            camera = Picamera2()
-            config = camera.create_video_configuration(
-                main={"size": main_size, "format": "RGB888"}, lores={"size": lores_size, "format": "YUV420"},
-                controls={"FrameRate": fps})
-            camera.configure(config)
-        self.camera = camera
+    def __init__(self, *, camera: Any = None, camera_num: int = 0, main_size: tuple[int, int] = (1280, 960),
+                 lores_size: tuple[int, int] | None = (640, 480), fps: float = 30.0,
+                 controls: Mapping[str, Any] | None = None, stream: str = "lores", timeout_s: float | None = None,
+                 max_exposure_us: int | None = MAX_EXPOSURE_US, keep_main: int = 4, buffer_count: int = 6) -> None:
+        if stream not in ("lores", "main") or (stream == "lores" and lores_size is None):
+            raise ValueError(f"stream: 'lores' (with a lores_size) or 'main', not {stream!r}")
+        self.main_size = main_size
         self.lores_size = lores_size
         self.fps = fps
+        self.stream = stream
+        self.timeout_s = timeout_s if timeout_s is not None else max(1.0, 10 / fps)
+        self.max_exposure_us = max_exposure_us
         self.last_main: np.ndarray | None = None
+        self.last_lores: np.ndarray | None = None
+        self.last_metadata: dict[str, Any] = {}
+        self._mains: deque[tuple[int, np.ndarray]] = deque(maxlen=max(1, keep_main))
         self._started = False
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self.controls: dict[str, Any] = {}
+        self.skipped: dict[str, Any] = {}
+        self._capped = False
+        if camera is not None:
+            self.camera = camera
+            self.set_controls(dict(controls or {}))
+            return
+        from picamera2 import Picamera2  # the OS package python3-picamera2
+
+        self.camera = Picamera2(camera_num)
+        try:
+            streams: dict[str, Any] = {"main": {"size": tuple(main_size), "format": "RGB888"},
+                                       "buffer_count": buffer_count, "controls": {"FrameRate": float(fps)}}
+            if lores_size is not None:
+                streams["lores"] = {"size": tuple(lores_size), "format": "YUV420"}
+            self.camera.configure(self.camera.create_video_configuration(**streams))
+            self.set_controls(dict(controls or {}))
+        except BaseException:
+            self.close()
+            raise
 
     def __repr__(self) -> str:
-        return f"Picamera2Source(lores={self.lores_size}, fps={self.fps})"
+        state = "closed" if self._closed else "running" if self._started else "open"
+        return f"Picamera2Source({self.stream}={self.frame_size}, fps={self.fps}, {state})"
+
+    @property
+    def frame_size(self) -> tuple[int, int]:
+        """(w, h) of the frames this source yields."""
+        return tuple(self.lores_size if self.stream == "lores" else self.main_size)  # type: ignore[arg-type,return-value]
+
+    def set_controls(self, controls: Mapping[str, Any]) -> dict[str, Any]:
+        """Send the controls the camera has (lists as tuples, as picamera2 wants); returns what was sent."""
+        available = getattr(self.camera, "camera_controls", None)
+        send, skip = {}, {}
+        for name, value in controls.items():
+            known = not isinstance(available, dict) or name in available or name == "FrameRate"
+            (send if known else skip)[name] = tuple(value) if isinstance(value, list) else value
+        if send:
+            self.camera.set_controls(send)
+        self.controls.update(send)
+        self.skipped.update(skip)
+        return send
+
+    def main_at(self, t_ns: int) -> np.ndarray | None:
+        """The full-resolution frame stamped `t_ns`, while it is among the newest few."""
+        return next((img for t, img in reversed(self._mains) if t == t_ns), None)
+
+    def _capture(self) -> Any:
+        try:
+            return self.camera.capture_request(wait=self.timeout_s)
+        except TimeoutError:
+            flush = getattr(self.camera, "cancel_all_and_flush", None)
+            if flush is not None:  # a timed-out job stays queued and would keep the next frame's buffer
+                flush()
+            raise CameraStalled(f"no frame from the camera for {self.timeout_s:.1f} s") from None
+
+    def _cap_exposure(self, metadata: Mapping[str, Any]) -> None:
+        """Once: a longer auto exposure becomes `max_exposure_us` (the auto gain makes up the light)."""
+        self._capped = True
+        if self.max_exposure_us is None or "ExposureTime" in self.controls:
+            return
+        if int(metadata.get("ExposureTime", 0)) > self.max_exposure_us:
+            self.set_controls({"ExposureTime": int(self.max_exposure_us)})
 
     def frames(self) -> Iterator[Frame]:
         import cv2
 
-        if not self._started:
-            self.camera.start()
-            self._started = True
-        while True:
-            request = self.camera.capture_request()
-            try:
-                t_ns = int(request.get_metadata()["SensorTimestamp"])
-                yuv = request.make_array("lores")
-                self.last_main = request.make_array("main")  # evidence frame for this instant
-            finally:
-                request.release()
-            bgr = cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420) if yuv.ndim == 2 else yuv
-            yield bgr, t_ns
+        try:
+            if not self._started:
+                self.camera.start()
+                self._started = True
+            while True:
+                request = self._capture()
+                try:
+                    metadata = request.get_metadata()
+                    t_ns = int(metadata["SensorTimestamp"])
+                    yuv = request.make_array("lores") if self.lores_size is not None else None
+                    main = request.make_array("main")
+                finally:
+                    request.release()
+                self.last_metadata = metadata
+                if not self._capped:
+                    self._cap_exposure(metadata)
+                self.last_main = main
+                self._mains.append((t_ns, main))
+                if yuv is not None:
+                    w = self.lores_size[0]  # type: ignore[index]
+                    bgr = cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420) if yuv.ndim == 2 else yuv
+                    self.last_lores = np.ascontiguousarray(bgr[:, :w]) if bgr.shape[1] > w else bgr  # stride padding
+                yield (self.last_lores if self.stream == "lores" else main), t_ns  # type: ignore[misc]
+        except BaseException:
+            self.close()  # let the next Picamera2 acquire the camera
+            raise
 
     def close(self) -> None:
-        if self._started:
-            self.camera.stop()
-            self._started = False
-        closer = getattr(self.camera, "close", None)
-        if closer:
-            closer()
+        """Stop and close the camera; safe to call twice and from another thread."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            if self._started:
+                self._started = False
+                self.camera.stop()
+        except Exception:
+            pass  # a camera that failed may fail to stop; closing it still frees it
+        finally:
+            closer = getattr(self.camera, "close", None)
+            if closer:
+                closer()
 
 
 class VideoCaptureSource(CameraSource):

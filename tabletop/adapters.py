@@ -57,65 +57,102 @@ class PadEventSource:
 class CameraEventSource:
     """Camera frames through the vision pipeline, on their own thread.
 
-    A camera that stops delivering frames for `frozen_after_s`, or raises, is
-    reported lost (the runtime pauses judging) and reopened with `reopen`.
+    A camera that raises, ends, or delivers no frame for `frozen_after_s` is
+    reported lost once (the runtime pauses judging), closed, and opened again
+    with `open_camera` after a backoff that doubles from `retry_s[0]` to
+    `retry_s[1]`; the first frame after that is reported once as "back". A
+    camera stuck in a read is closed by the watchdog, so no thread stays blocked
+    (sources with bounded waits, like Picamera2Source, return on their own).
     """
 
     def __init__(self, open_camera: Callable[[], Any], pipeline: Any, *, frozen_after_s: float = 2.0,
                  name: str = "camera", clock: Callable[[], int] = time.monotonic_ns,
-                 on_frame: Callable[[Any, int], None] | None = None) -> None:
+                 on_frame: Callable[[Any, int], None] | None = None,
+                 retry_s: tuple[float, float] = (0.5, 5.0)) -> None:
         self.name = name
         self.on_frame = on_frame          # every frame with its capture stamp (evidence, dashboard)
         self.pipeline = pipeline
         self._open = open_camera
         self._frozen_ns = int(frozen_after_s * 1e9)
         self._clock = clock
+        self._retry_s = retry_s
         self._queue: queue.SimpleQueue[Event | Notice] = queue.SimpleQueue()
         self._stop = threading.Event()
+        self._state = threading.Lock()
+        self._camera: Any = None          # the camera open now (closed by the watchdog when stuck)
         self._last_frame = clock()
         self._lost = False
         self.frames = 0
+        self.reopens = 0
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self._watch = threading.Thread(target=self._watchdog, name="camera-watchdog", daemon=True)
         self._thread.start()
         self._watch.start()
 
     def _run(self) -> None:
+        failures = 0
         while not self._stop.is_set():
+            camera = None
             try:
                 camera = self._open()
+                with self._state:
+                    self._camera = camera
+                    self._last_frame = self._clock()  # opening is not freezing
                 for frame, t_ns in camera:
                     if self._stop.is_set():
                         break
+                    failures = 0
                     self._seen_frame()
                     if self.on_frame is not None:
                         self.on_frame(frame, t_ns)
                     for event in self.pipeline.feed(frame, t_ns):
                         self._queue.put(event)
-                camera.close()
-                if not self._stop.is_set():
-                    self._lose("Camera stopped: please pause the game")
-                    self._stop.wait(1.0)
+                else:
+                    if not self._stop.is_set():
+                        self._lose("Camera stopped: please pause the game")
             except Exception as exc:
-                self._lose(f"Camera lost ({type(exc).__name__}): please pause the game")
-                self._stop.wait(1.0)
+                if not self._stop.is_set():
+                    self._lose(f"Camera lost ({type(exc).__name__}): please pause the game")
+            finally:
+                self._close(camera)
+            if not self._stop.is_set():
+                self._stop.wait(min(self._retry_s[1], self._retry_s[0] * 2 ** failures))
+                failures += 1
+                self.reopens += 1
+
+    def _close(self, camera: Any) -> None:
+        with self._state:
+            if self._camera is camera:
+                self._camera = None
+        if camera is not None:
+            try:
+                camera.close()
+            except Exception:
+                pass              # a broken camera may fail to close; the next open tells
 
     def _seen_frame(self) -> None:
-        self.frames += 1
-        self._last_frame = self._clock()
-        if self._lost:
-            self._lost = False
+        with self._state:
+            self.frames += 1
+            self._last_frame = self._clock()
+            back, self._lost = self._lost, False
+        if back:
             self._queue.put(Notice("camera_back", "Camera is back: play on"))
 
     def _lose(self, message: str) -> None:
-        if not self._lost:
-            self._lost = True
+        with self._state:
+            first, self._lost = not self._lost, True
+        if first:
             self._queue.put(Notice("camera_lost", message))
 
     def _watchdog(self) -> None:
         while not self._stop.wait(0.25):
-            if self._clock() - self._last_frame > self._frozen_ns:
+            with self._state:
+                frozen = self._clock() - self._last_frame > self._frozen_ns
+                stuck = self._camera if frozen else None
+            if frozen:
                 self._lose("Camera frozen: please pause the game")
+            if stuck is not None:  # unblock a read that does not return by itself
+                self._close(stuck)
 
     def poll(self, timeout_s: float) -> list[Event | Notice]:
         try:
@@ -126,11 +163,22 @@ class CameraEventSource:
             items.append(self._queue.get())
         return items
 
-    def close(self) -> None:
+    @property
+    def running(self) -> bool:
+        """True while the camera thread is alive (it ends after close())."""
+        return self._thread.is_alive()
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Stop the threads and close the camera; waits up to `timeout_s` for the camera thread."""
         self._stop.set()
+        with self._state:
+            camera = self._camera
+        self._close(camera)
+        self._thread.join(timeout_s)
+        self._watch.join(timeout_s)
 
     def __repr__(self) -> str:
-        return f"<CameraEventSource {'lost' if self._lost else 'ok'} frames={self.frames}>"
+        return f"<CameraEventSource {'lost' if self._lost else 'ok'} frames={self.frames} reopens={self.reopens}>"
 
 
 class LightsObserver:

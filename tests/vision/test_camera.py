@@ -5,6 +5,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from hardware.camera import FolderSource, Picamera2Source, SimulatedSource, VideoCaptureSource
 from referee.cards import Card
@@ -50,9 +51,15 @@ class _FakeRequest:
 
 
 class _FakePicamera2:
-    def __init__(self) -> None:
-        self.started = self.stopped = False
+    """A stand-in with Picamera2's methods, handed in as `camera=`; it fails on the capture numbered `fail_at`."""
+
+    def __init__(self, fail_at: int | None = None) -> None:
+        self.started = self.stopped = self.closed = False
         self.t = 0
+        self.waits: list[float | None] = []
+        self.fail_at = fail_at
+        self.controls: dict = {}
+        self.camera_controls = {"ExposureTime": (26, 200_000, 20_000), "LensPosition": (0.0, 15.0, 1.0)}
 
     def start(self) -> None:
         self.started = True
@@ -60,19 +67,46 @@ class _FakePicamera2:
     def stop(self) -> None:
         self.stopped = True
 
-    def capture_request(self) -> _FakeRequest:
+    def close(self) -> None:
+        self.closed = True
+
+    def set_controls(self, controls: dict) -> None:
+        self.controls.update(controls)
+
+    def capture_request(self, wait: float | None = None) -> _FakeRequest:
+        self.waits.append(wait)
+        if self.fail_at is not None and len(self.waits) >= self.fail_at:
+            raise RuntimeError("frame error")
         self.t += 20_000_000
         return _FakeRequest(self.t)
 
 
 def test_picamera2_source_carries_sensor_timestamp() -> None:
     cam = _FakePicamera2()
-    with Picamera2Source(camera=cam) as src:
+    with Picamera2Source(camera=cam, timeout_s=0.5) as src:
         it = iter(src)
         (f1, t1), (f2, t2) = next(it), next(it)
     assert (t1, t2) == (20_000_000, 40_000_000)
     assert f1.shape == (12, 16, 3) and src.last_main.shape == (24, 32, 3)
-    assert cam.started and cam.stopped
+    assert src.main_at(t2) is src.last_main
+    assert cam.started and cam.stopped and cam.closed
+    assert cam.waits == [0.5, 0.5]                    # every capture is a bounded wait
+
+
+def test_picamera2_source_sends_only_controls_the_camera_has() -> None:
+    cam = _FakePicamera2()
+    src = Picamera2Source(camera=cam, controls={"ExposureTime": 8000, "LensPosition": 2.0, "AfMode": 0,
+                                                "ColourGains": [1.5, 1.7]})
+    assert cam.controls == {"ExposureTime": 8000, "LensPosition": 2.0}
+    assert set(src.skipped) == {"AfMode", "ColourGains"}
+
+
+def test_picamera2_source_closes_the_camera_when_a_capture_fails() -> None:
+    cam = _FakePicamera2(fail_at=2)
+    src = Picamera2Source(camera=cam)
+    with pytest.raises(RuntimeError, match="frame error"):
+        list(src)
+    assert cam.stopped and cam.closed and "closed" in repr(src)
 
 
 def test_simulated_source_passes_rendered_frames() -> None:
