@@ -5,9 +5,10 @@
 #                          [--desktop-user NAME] [--no-kiosk] [--no-packages]
 #
 # Installs the OS packages, enables I2C, makes a venv that sees the OS's
-# picamera2/libcamera/lgpio (--system-site-packages), installs the project with
-# its `pi` extra, writes /etc/tabletop/table.toml if absent, makes the journal
-# folder and a service user, and installs and enables the systemd units.
+# picamera2/libcamera/lgpio/gpiozero/smbus2 (--system-site-packages), installs
+# the project with its `pi` extra (only what the OS lacks), writes
+# /etc/tabletop/table.toml if absent, makes the journal folder and a service
+# user, and installs and enables the systemd units.
 # Idempotent: every step checks first and says "ok" when nothing is to be done,
 # so a second run changes nothing. --dry-run prints each action, one line each,
 # and changes nothing.
@@ -26,14 +27,19 @@ SERVICE_USER=tabletop
 DESKTOP_USER=""
 KIOSK=1
 PACKAGES=1
-PYTHON="${PYTHON:-python3}"
+# The OS's Python: only its dist-packages hold the apt modules the venv must see.
+PYTHON="${PYTHON:-/usr/bin/python3}"
 GROUPS_WANTED=(gpio i2c video audio)
-BASE_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-numpy python3-opencv
-               espeak-ng alsa-utils i2c-tools)
+# The Python modules Raspberry Pi OS provides come from apt, never from pip: the `pi` extra lists
+# none of them (pip would build picamera2's python-prctl or lgpio, which needs a compiler).
+BASE_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-smbus2
+               python3-numpy python3-opencv espeak-ng alsa-utils i2c-tools)
+# What the venv must import from the OS (checked after the install).
+OS_MODULES=(picamera2 libcamera lgpio gpiozero smbus2)
 CHANGED=0
 
 usage() {
-    sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 die() {
@@ -289,6 +295,22 @@ install_project() {
     fi
 }
 
+# The venv sees the OS's modules (--system-site-packages): say so, or say which are missing.
+check_os_modules() {
+    local venv missing
+    venv="$(r "$PREFIX/venv")"
+    if ((DRY_RUN || !PACKAGES)) || ! have dpkg-query || [[ ! -x "$venv/bin/python" ]]; then
+        return
+    fi
+    missing="$("$venv/bin/python" -c 'import importlib.util, sys
+print(" ".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))' "${OS_MODULES[@]}" 2>&1 || true)"
+    if [[ -z "$missing" ]]; then
+        say "ok: the venv sees the OS's ${OS_MODULES[*]}"
+    else
+        say "warning: the venv does not see: $missing (apt install the python3- packages; the venv needs --system-site-packages)"
+    fi
+}
+
 # ---------------------------------------------------------------- systemd
 
 install_units() {
@@ -342,6 +364,7 @@ main() {
     make_dir /var/lib/tabletop 750 "$SERVICE_USER"
     make_dir /var/lib/tabletop/profiles 750 "$SERVICE_USER"
     install_project
+    check_os_modules
     install_units
     if ((CHANGED && !STAGING && !DRY_RUN)) && have systemctl; then
         act systemctl restart tabletop-referee.service

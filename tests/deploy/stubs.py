@@ -47,6 +47,12 @@ mkdir -p "$venv/bin"
 printf 'home = /usr/bin\ninclude-system-site-packages = true\n' >"$venv/pyvenv.cfg"
 cat >"$venv/bin/python" <<'PY'
 #!/usr/bin/env bash
+if [[ "$1" == -c ]]; then
+    # python -c CODE MODULE...: install.sh asks which OS modules the venv cannot import.
+    echo "venv-python -c (imports) ${*:3}" >>"$STATE/log"
+    cat "$STATE/missing-modules" 2>/dev/null || true
+    exit 0
+fi
 echo "venv-python $*" >>"$STATE/log"
 bin="$(dirname "$0")"
 printf '#!/bin/sh\nexit 0\n' >"$bin/referee" && chmod +x "$bin/referee"
@@ -55,7 +61,8 @@ chmod +x "$venv/bin/python"''',
 }
 
 #: Commands that only look: a dry run or a second install may call these and nothing else.
-QUERIES = ("dpkg-query", "apt-cache", "raspi-config nonint get_i2c", "systemctl --root", "systemctl is-enabled")
+QUERIES = ("dpkg-query", "apt-cache", "raspi-config nonint get_i2c", "systemctl --root", "systemctl is-enabled",
+           "venv-python -c (imports)")
 
 
 def make_stubs(tmp: Path) -> dict[str, str]:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -70,7 +72,7 @@ def test_dry_run_prints_every_action_and_changes_nothing(tmp_path: Path) -> None
     actions = [line.removeprefix("would run: ") for line in lines if line.startswith("would run: ")]
     expected = [
         "apt-get update",
-        "python3-picamera2 python3-lgpio", "espeak-ng alsa-utils i2c-tools",
+        "python3-picamera2 python3-lgpio python3-gpiozero python3-smbus2", "espeak-ng alsa-utils i2c-tools",
         "raspi-config nonint do_i2c 0",
         "useradd --prefix", "usermod --prefix", "--groups gpio tabletop", "--groups i2c tabletop",
         "--groups video tabletop", "--groups audio tabletop",
@@ -96,7 +98,9 @@ def test_staged_install_twice_is_idempotent(tmp_path: Path) -> None:
     env, root = make_stubs(tmp_path), pi_root(tmp_path)
     first = install(env, root)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "venv-python -m pip install" in "\n".join(log(env))
+    calls = "\n".join(log(env))
+    assert "venv-python -m pip install" in calls and "venv-python -c (imports) picamera2 libcamera lgpio" in calls
+    assert "ok: the venv sees the OS's picamera2 libcamera lgpio gpiozero smbus2" in first.stdout
     assert (root / "etc/tabletop/table.toml").read_text() == (ROOT / "deploy/table.example.toml").read_text()
     assert "tabletop:x:999" in (root / "etc/passwd").read_text()
     assert "gpio:x:997:maker,tabletop" in (root / "etc/group").read_text()
@@ -132,3 +136,40 @@ def test_existing_config_is_kept_and_prefix_rewrites_units(tmp_path: Path) -> No
 def test_bad_option_exits_2(tmp_path: Path) -> None:
     out = subprocess.run(["bash", str(INSTALL), "--frobnicate"], capture_output=True, text=True)
     assert out.returncode == 2 and "unknown option --frobnicate" in out.stderr
+
+
+def apt_packages() -> list[str]:
+    """BASE_PACKAGES of install.sh."""
+    m = re.search(r"^BASE_PACKAGES=\(([^)]*)\)", INSTALL.read_text(), re.M)
+    assert m, "install.sh has no BASE_PACKAGES=(...)"
+    return m.group(1).split()
+
+
+def test_pi_extra_installs_nothing_the_os_provides() -> None:
+    """picamera2 from PyPI needs python-prctl built with a compiler the Pi lacks: the OS packages it instead."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pi = {re.split(r"[\s;<>=!~\[]", req, maxsplit=1)[0].lower() for req in project["optional-dependencies"]["pi"]}
+    from_os = {"picamera2", "libcamera", "lgpio", "rpi-lgpio", "python-prctl", "gpiozero", "smbus2", "numpy",
+               "opencv-python", "opencv-python-headless"}
+    assert not pi & from_os, pi & from_os
+    assert not pi & {p.removeprefix("python3-") for p in apt_packages()}
+    deps = {re.split(r"[\s;<>=!~\[]", req, maxsplit=1)[0].lower() for req in project["dependencies"]}
+    assert not deps & from_os
+    for package in ("python3-picamera2", "python3-lgpio", "python3-gpiozero", "python3-smbus2"):
+        assert package in apt_packages(), package
+
+
+def test_venv_uses_the_os_python_and_its_site_packages() -> None:
+    text = INSTALL.read_text()
+    assert 'PYTHON="${PYTHON:-/usr/bin/python3}"' in text
+    assert '"$PYTHON" -m venv --system-site-packages' in text
+    assert "include-system-site-packages = true" in text          # an old venv without them is made again
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the staged install chowns the journal folder: needs root")
+def test_a_venv_that_cannot_see_the_os_modules_is_reported(tmp_path: Path) -> None:
+    env, root = make_stubs(tmp_path), pi_root(tmp_path)
+    (Path(env["STATE"]) / "missing-modules").write_text("picamera2 libcamera\n")
+    out = install(env, root, "--no-kiosk")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "warning: the venv does not see: picamera2 libcamera" in out.stdout
