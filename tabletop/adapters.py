@@ -168,7 +168,7 @@ class CameraEventSource:
         """True while the camera thread is alive (it ends after close())."""
         return self._thread.is_alive()
 
-    def close(self, timeout_s: float = 5.0) -> None:
+    def close(self, timeout_s: float = 3.0) -> None:
         """Stop the threads and close the camera; waits up to `timeout_s` for the camera thread."""
         self._stop.set()
         with self._state:

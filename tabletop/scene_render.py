@@ -172,7 +172,10 @@ class SceneRenderer:
     # -- one frame -------------------------------------------------------------------
     def render(self, cards: Sequence[PileCard], hands: Iterable[HandOver] = (), *, t_ns: int | None = None,
                look: Look = Look()) -> np.ndarray:
-        """The frame at `t_ns`: `cards` bottom first (those landed within LANDING_NS still sliding), then hands."""
+        """The frame at `t_ns`: `cards` bottom first (those landed within LANDING_NS still sliding, those not
+        landed yet left out), then hands."""
+        if t_ns is not None:
+            cards = [c for c in cards if c.landed_ns is None or c.landed_ns <= t_ns]
         landing = [i for i, c in enumerate(cards)
                    if t_ns is not None and c.landed_ns is not None and 0 <= t_ns - c.landed_ns < LANDING_NS]
         first_moving = landing[0] if landing else len(cards)
