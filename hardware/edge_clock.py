@@ -1,12 +1,12 @@
-"""Turn gpiozero pin-callback `ticks` into integer nanoseconds on CLOCK_MONOTONIC.
+"""Turn gpiozero pin-callback `ticks` into integer nanoseconds on CLOCK_MONOTONIC, and pick the factory.
 
 Which factory stamps what (gpiozero 2.0):
-- lgpio (`LGPIOFactory`, default on Pi 4/5 under Bookworm): lgpio reads the
-  kernel's GPIO character-device events (the v1 uAPI, `gpioevent_data`) and
-  passes their `timestamp` (ns, taken in the IRQ handler) to gpiozero, which
-  divides it by 1e9. The kernel documents that clock as CLOCK_MONOTONIC since
-  Linux 5.7 and CLOCK_REALTIME before it; Bookworm kernels are 6.x. A stamp
-  larger than `REALTIME_FLOOR_S` (31 years of uptime) can only be REALTIME,
+- lgpio (`LGPIOFactory`, default on Pi 4/5 under Bookworm): lg requests lines
+  through the kernel's GPIO character device (v2 uAPI, lgGpio.c) and its alert
+  thread hands each event's `timestamp_ns` (taken in the hard IRQ handler, on
+  CLOCK_MONOTONIC: lg never asks for EVENT_CLOCK_REALTIME) to gpiozero, which
+  divides it by 1e9. Kernels before 5.7 stamped v1 events on CLOCK_REALTIME: a
+  stamp larger than `REALTIME_FLOOR_S` (31 years of uptime) can only be that,
   so it is converted with the current REALTIME-MONOTONIC offset and warned about.
 - mock (`MockFactory`): ticks are `time.monotonic()` seconds (or, with
   `TimedMockPin`, whatever the test chose) - same conversion.
@@ -16,10 +16,15 @@ Which factory stamps what (gpiozero 2.0):
   stamped with `time.monotonic_ns()` in the callback.
 
 Float seconds lose nothing that matters: a double holds monotonic seconds
-to ~0.2 ns after 11 days of uptime, so `round(ticks * 1e9)` is exact to the µs.
+to ~0.2 ns after 11 days of uptime, so `round(ticks * 1e9)` gives back the
+kernel's nanoseconds exactly.
+
+`default_pin_factory()` builds gpiozero's default lgpio factory on the header's
+gpiochip found by label (hardware/gpiochips.py) instead of gpiozero's guess.
 """
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from enum import Enum
@@ -89,11 +94,37 @@ def edge_clock_for(factory: Any, *, allow_untimed: bool) -> EdgeClock:
     return EdgeClock(kind)
 
 
+def default_pin_factory() -> Any:
+    """gpiozero's process-wide pin factory; when it is to be lgpio (GPIOZERO_PIN_FACTORY unset or
+    "lgpio"), built on the gpiochip labelled as the Pi's header rather than on gpiozero's guess."""
+    from gpiozero import Device
+    if Device.pin_factory is None:
+        name = os.environ.get("GPIOZERO_PIN_FACTORY")
+        if name is None or name.lower() == "lgpio":
+            factory = _lgpio_factory(required=name is not None)
+            if factory is not None and Device.pin_factory is None:
+                Device.pin_factory = factory
+        Device.ensure_pin_factory()
+    return Device.pin_factory
+
+
+def _lgpio_factory(*, required: bool) -> Any:
+    """LGPIOFactory(chip=<header chip by label>); None (gpiozero falls back) unless `required`."""
+    try:
+        import lgpio
+        from gpiozero.pins.lgpio import LGPIOFactory
+
+        from .gpiochips import header_chip_number
+        return LGPIOFactory(chip=header_chip_number(lgpio))  # None: no header label, gpiozero's guess
+    except Exception:
+        if required:
+            raise
+        return None
+
+
 def timed_factory(pin_factory: Any, *, allow_untimed: bool) -> tuple[Any, EdgeClock]:
-    """The pin factory to use (gpiozero's default when None) and its EdgeClock, refusing
+    """The pin factory to use (`default_pin_factory()` when None) and its EdgeClock, refusing
     factories that cannot stamp edges in the kernel unless `allow_untimed`."""
     if pin_factory is None:
-        from gpiozero import Device
-        Device.ensure_pin_factory()
-        pin_factory = Device.pin_factory
+        pin_factory = default_pin_factory()
     return pin_factory, edge_clock_for(pin_factory, allow_untimed=allow_untimed)

@@ -1,11 +1,16 @@
 """The pad state machine shared by every backend: first-edge debounce, stuck pads, timing.
 
 Pure and single-threaded: backends feed it raw edges `(channel, t_ns, active)`
-and it returns what to deliver. Debounce takes the *first* edge's stamp and
-ignores that channel's edges for `debounce_ns` after it (unlike lgpio's and
-gpiozero's bounce_time, which report the last bounce plus the period). Each
-edge carries the level it changed to, so an edge after the window that agrees
-with the remembered level means a change was lost inside the window.
+and it returns what to deliver. An edge after the debounce window changes the
+pad's state whatever direction it reports: on an idle pad it is the first
+contact (a slap, stamped with that edge's time), on a pressed pad the start of
+the release. Kernel GPIO events are stamped at the last hard IRQ before the IRQ
+thread ran and say the level the thread read later (gpiolib-cdev.c), so under
+bounce the first event of a touch may well say "released". Edges inside the
+window are bounce; when it ends the level settles the state: the level the
+last event reported, checked against the level read from the hardware (a
+disagreement that outlasts a poll means edges were lost, and the read level
+wins). With `debounce_ns` 0 (calibration) every edge is taken at its word.
 """
 from __future__ import annotations
 
@@ -39,6 +44,7 @@ class _State:
     pressed_at_ns: int | None = None
     dirty: bool = False           # an edge was ignored: the level may have moved
     stuck: bool = False
+    doubt: tuple[int, int] | None = None   # (poll time, raw_t_ns) when the read level disagreed
 
 
 class PadLogic:
@@ -81,25 +87,28 @@ class PadLogic:
         st.pressed_at_ns = t_ns if active else None
 
     def edge(self, channel: Channel, t_ns: int, active: bool, tie_us: int | None = None) -> list[Output]:
-        """A raw edge: the input became `active` (pressed) or not at `t_ns`."""
+        """A raw edge at `t_ns`; `active` is the level it reports (pressed), trusted only when settling."""
         st = self._states[channel]
+        before = st.raw_active
         if t_ns >= st.raw_t_ns:
             st.raw_active, st.raw_t_ns = active, t_ns
         if t_ns < st.window_end_ns:
             st.dirty = True
             return []
-        st.dirty = False
+        if st.dirty:  # the window closed before any poll: the last event's level is the settled one
+            self._apply(st, before, st.raw_t_ns)
+        st.dirty, st.doubt = False, None
         if st.stuck:
-            if active:
-                return []
-            return self._unstick(channel, st, t_ns)
-        if not active:
-            if st.active:
+            return [] if active else self._unstick(channel, st, t_ns)
+        if self.debounce_ns == 0:          # no window to settle in (calibration): every edge at its word
+            if not active:
                 st.active, st.pressed_at_ns = False, None
-                st.window_end_ns = t_ns + self.debounce_ns
+                return []
+        elif st.active:                    # any edge on a pressed pad starts its release
+            st.active, st.pressed_at_ns = False, None
+            st.window_end_ns = t_ns + self.debounce_ns
             return []
-        # active: a press (also when already "active": its release was lost in the window)
-        st.active, st.pressed_at_ns = True, t_ns
+        st.active, st.pressed_at_ns = True, t_ns   # any edge on an idle pad is the first contact
         st.window_end_ns = t_ns + self.debounce_ns
         cls = Slap if channel.kind == "slap" else Press
         return [self._event(cls, channel.seat, t_ns, tie_us)]
@@ -114,8 +123,8 @@ class PadLogic:
         """Settle levels after bounce windows and announce pads held past `stuck_after_ns`."""
         out: list[Output] = []
         for channel, st in self._states.items():
-            if st.dirty and now_ns >= st.window_end_ns:
-                self._settle(channel, st, read_level)
+            if now_ns >= st.window_end_ns and not st.stuck and (st.dirty or read_level is not None):
+                self._settle(channel, st, read_level, now_ns)
             if st.stuck and not self._level(channel, st, read_level):
                 out += self._unstick(channel, st, now_ns)
             elif (st.active and not st.stuck and st.pressed_at_ns is not None
@@ -132,13 +141,28 @@ class PadLogic:
         level = read_level(channel) if read_level is not None else None
         return st.raw_active if level is None else level
 
-    def _settle(self, channel: Channel, st: _State, read_level: LevelReader | None) -> None:
-        st.dirty = False
-        level = self._level(channel, st, read_level)
+    def _settle(self, channel: Channel, st: _State, read_level: LevelReader | None, now_ns: int) -> None:
+        """After the window the state follows the level: the one the last event reported, once the
+        hardware agrees; if the hardware still disagrees a poll later with no event between, edges
+        were lost and the hardware is right."""
+        level = read_level(channel) if read_level is not None else None
+        expected = st.raw_active if st.dirty else st.active
+        if level is None or level == expected:
+            if st.dirty:
+                self._apply(st, st.raw_active, st.raw_t_ns)
+            st.dirty, st.doubt = False, None
+        elif st.doubt is None or st.doubt[1] != st.raw_t_ns:
+            st.doubt = (now_ns, st.raw_t_ns)   # events may still be on their way: ask again next poll
+        elif now_ns - st.doubt[0] >= self.debounce_ns:
+            st.dirty, st.doubt, st.raw_active = False, None, level
+            self._apply(st, level, now_ns)
+
+    @staticmethod
+    def _apply(st: _State, level: bool, pressed_at_ns: int) -> None:
+        """Take a settled level without an event: a change is too close to an accepted edge to be a slap."""
         if level != st.active:
-            # Changed inside the window: too close to the accepted edge to be a new slap.
             st.active = level
-            st.pressed_at_ns = st.raw_t_ns if level else None
+            st.pressed_at_ns = pressed_at_ns if level else None
 
     def _unstick(self, channel: Channel, st: _State, t_ns: int) -> list[Output]:
         st.stuck = st.active = False

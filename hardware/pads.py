@@ -3,8 +3,11 @@
 `GpioPads({seat: gpio})` listens on each pin with the pin-level
 `when_changed(ticks, state)` callback (the device-level `Button.when_pressed`
 drops the stamp), converts ticks with `EdgeClock`, and feeds `PadLogic`.
-gpiozero's `bounce` is left off on purpose: it reports the last bounce plus
-the period; `PadLogic` keeps the first edge. See hardware/README.md for wiring.
+With no factory given it uses gpiozero's default, lgpio built on the header's
+gpiochip found by label (`edge_clock.default_pin_factory`). gpiozero's `bounce`
+is left off on purpose: lgpio then reports the last bounce plus the period;
+`PadLogic` keeps the first edge, whatever level its event says (the kernel
+reads it later). See hardware/README.md for wiring.
 """
 from __future__ import annotations
 
@@ -69,12 +72,12 @@ class GpioPads(PadSource):
         self._wiring = wiring
         self._pins: dict[Channel, Any] = {}
         self._handlers: dict[Channel, _PinHandler] = {}
-        pin_factory.reserve_pins(self, *wiring.values())
+        self.pin_factory.reserve_pins(self, *wiring.values())
         try:
             pull = ("up" if not active_high else "down") if pull_up is None else ("up" if pull_up else "floating")
             now = clock()
             for channel, spec in wiring.items():
-                pin = pin_factory.pin(spec)
+                pin = self.pin_factory.pin(spec)
                 self._pins[channel] = pin
                 pin.function = "input"
                 pin.pull = pull

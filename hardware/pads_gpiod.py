@@ -1,11 +1,16 @@
 """Slap pads through libgpiod v2's Python package (`gpiod`), for tables that prefer it to gpiozero.
 
-The kernel stamps each edge in the IRQ handler (`EdgeEvent.timestamp_ns`) on
-the clock requested per line; we ask for `Clock.MONOTONIC` explicitly (the
-kernel default since 5.7; some older bindings ignored the setting, which is
-harmless for that reason). `line_seqno`/`global_seqno` gaps mean the kernel's
-event FIFO overflowed; they are announced as `lost_edges`. No kernel debounce:
-its stamps would be the settled edge, not the first contact.
+The kernel stamps each edge in the hard IRQ handler (`EdgeEvent.timestamp_ns`)
+on the clock requested per line; we ask for `Clock.MONOTONIC` explicitly (the
+kernel default since 5.7). The event's direction is the level the IRQ thread
+read later, so `PadLogic` takes the first edge's time and lets the level settle
+the rest. Sequence numbers (gpiolib-cdev.c): a request's `global_seqno`
+advances on every hard IRQ, and bounce faster than the IRQ thread folds several
+into one event, so its gaps are normal; only a gap in a line's own
+`line_seqno` means the kernel's event FIFO overflowed, announced as
+`lost_edges`. No kernel debounce: its stamps would be the settled edge, not the
+first contact. The chip is the header's, found by its label (`chip="auto"`,
+hardware/gpiochips.py), since its number depends on board and kernel.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ import time
 from datetime import timedelta
 from typing import Any, Mapping
 
+from .gpiochips import AUTO, header_chip_path
 from .pad_errors import PadConfigError
 from .pad_events import PadNotice
 from .pad_logic import Channel, PadLogic
@@ -28,14 +34,15 @@ class GpiodPads(PadSource):
     """Pads as lines of one gpiochip, requested with libgpiod v2.
 
     `lines`/`press_lines`: {seat: line offset} (on a Pi, offset = BCM number).
-    `gpiod_module`: the `gpiod` package, imported here only when omitted (tests pass a fake).
+    `chip`: a gpiochip path, or "auto" for the header's chip found by label.
+    `gpiod_module`: the `gpiod` package, imported here when omitted.
     `reader_thread=False` leaves reading to `read_pending()` calls.
     """
 
     source_name = "gpiod"
 
     def __init__(self, lines: Mapping[int, int] | None = None, *,
-                 press_lines: Mapping[int, int] | None = None, chip: str = "/dev/gpiochip0",
+                 press_lines: Mapping[int, int] | None = None, chip: str = AUTO,
                  active_high: bool = False, pull_up: bool | None = None,
                  debounce_ms: float = 10.0, stuck_after_s: float = 3.0,
                  timing: PadTiming | None = None, clock: Clock = time.monotonic_ns,
@@ -53,7 +60,7 @@ class GpiodPads(PadSource):
                          stuck_after_ns=round(stuck_after_s * 1e9), backend_tie_us=KERNEL_TIE_US,
                          timing=timing)
         super().__init__(logic, clock=clock, watchdog_s=watchdog_s)
-        self.chip = chip
+        self.chip = header_chip_path(gpiod, chip)
         line = gpiod.line
         up = (not active_high) if pull_up is None else pull_up
         settings = gpiod.LineSettings(
@@ -64,11 +71,11 @@ class GpiodPads(PadSource):
             debounce_period=timedelta(0),
             event_clock=line.Clock.MONOTONIC,
         )
-        self._request = gpiod.request_lines(chip, consumer=consumer,
+        self._request = gpiod.request_lines(self.chip, consumer=consumer,
                                             config={tuple(wiring.values()): settings})
         self._active_value = line.Value.ACTIVE
         self._rising = gpiod.EdgeEvent.Type.RISING_EDGE
-        self._last_global: int | None = None
+        self._line_seqno: dict[int, int] = {offset: 0 for offset in self._by_offset}
         self._io_lock = threading.Lock()
         now = clock()
         for channel in wiring:
@@ -94,10 +101,13 @@ class GpiodPads(PadSource):
         return len(events)
 
     def _check_sequence(self, ev: Any) -> None:
-        last, self._last_global = self._last_global, int(ev.global_seqno)
-        if last is not None and ev.global_seqno != last + 1:
-            lost = int(ev.global_seqno) - last - 1
-            channel = self._by_offset.get(ev.line_offset)
+        """A gap in the line's own line_seqno is an event the kernel's FIFO dropped (global_seqno
+        gaps are bounce folded into one event, and edges on the request's other lines)."""
+        offset = int(ev.line_offset)
+        last, self._line_seqno[offset] = self._line_seqno.get(offset, 0), int(ev.line_seqno)
+        lost = int(ev.line_seqno) - last - 1
+        if lost > 0:
+            channel = self._by_offset.get(offset)
             self._notice(PadNotice("lost_edges", None if channel is None else channel.seat,
                                    int(ev.timestamp_ns),
                                    f"the kernel dropped {lost} pad edge(s); check for a chattering pad"))

@@ -59,17 +59,65 @@ def test_bad_settings_and_timing_files() -> None:
         PadTiming(tie_margin_us={0: -1})
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(min_value=1, max_value=40 * MS), min_size=1, max_size=60))
-def test_slaps_are_first_edges_at_least_a_window_apart(gaps: list[int]) -> None:
+def slaps(out: list[object]) -> list[int]:
+    return [o.event.t_ns for o in out if isinstance(o, PadEvent)]
+
+
+def test_first_event_saying_released_still_starts_the_slap_at_its_stamp() -> None:
     lg = logic()
-    t, level, edges, slaps = 0, False, [], []
-    for gap in gaps:
+    assert slaps(lg.edge(SLAP0, 1_000, False)) == [1_000]   # the IRQ thread read the bounce open
+    assert lg.edge(SLAP0, 1_200, True) == []                  # bounce, inside the window
+    assert lg.poll(20 * MS, lambda ch: True) == [] and lg.is_active(SLAP0)
+
+
+def test_release_bounce_read_as_pressed_is_no_second_slap() -> None:
+    lg = logic()
+    lg.edge(SLAP0, 0, True)
+    lg.poll(20 * MS, lambda ch: True)
+    assert lg.edge(SLAP0, 80 * MS, True) == []                # the release's first event says "pressed"
+    assert lg.edge(SLAP0, 80 * MS + 50_000, False) == []
+    assert lg.poll(100 * MS, lambda ch: False) == [] and not lg.is_active(SLAP0)
+    assert slaps(lg.edge(SLAP0, 300 * MS, False)) == [300 * MS]   # the next touch counts again
+
+
+def test_window_settles_to_the_last_events_level_once_the_pin_agrees() -> None:
+    lg = logic()
+    lg.edge(SLAP0, 0, True)
+    lg.edge(SLAP0, 2 * MS, False)                             # a tap shorter than the window
+    assert lg.poll(11 * MS, lambda ch: True) == [] and lg.is_active(SLAP0)   # the pin disagrees: wait
+    assert lg.poll(12 * MS, lambda ch: False) == [] and not lg.is_active(SLAP0)
+
+
+def test_a_disagreement_that_outlasts_a_poll_means_lost_edges_and_the_pin_wins() -> None:
+    lg = logic()
+    lg.poll(1 * S, lambda ch: ch == SLAP0)                    # pressed, but no event came (yet)
+    assert not lg.is_active(SLAP0)
+    lg.poll(1 * S + 5 * MS, lambda ch: ch == SLAP0)           # too soon to give up on the event
+    assert not lg.is_active(SLAP0)
+    lg.poll(1 * S + 20 * MS, lambda ch: ch == SLAP0)
+    assert lg.is_active(SLAP0)                                # taken, without inventing a slap
+    assert lg.edge(SLAP0, 2 * S, False) == []                 # so its release is no phantom slap
+
+
+def test_no_debounce_takes_every_edge_at_its_word() -> None:
+    lg = logic(debounce_ns=0)
+    out = lg.edge(SLAP0, 0, True) + lg.edge(SLAP0, 100, False) + lg.edge(SLAP0, 200, True) + lg.edge(SLAP0, 300, True)
+    assert slaps(out) == [0, 200, 300]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=40 * MS), min_size=1, max_size=60),
+       st.lists(st.booleans(), min_size=60, max_size=60))
+def test_slaps_are_first_edges_at_least_a_window_apart(gaps: list[int], says: list[bool]) -> None:
+    """Whatever level each edge reports, a slap is an edge's own stamp, the first is the first edge,
+    and slaps are a window apart (bounce shorter than the window is never a second slap)."""
+    lg = logic()
+    t, got = 0, []
+    edges = []
+    for gap, level in zip(gaps, says):
         t += gap
-        level = not level
-        edges.append((t, level))
-        slaps += [o.event.t_ns for o in lg.edge(SLAP0, t, level) if isinstance(o, PadEvent)]
-    presses = [t for t, lv in edges if lv]
-    assert slaps and slaps[0] == presses[0]
-    assert set(slaps) <= set(presses)
-    assert all(b - a >= 10 * MS for a, b in zip(slaps, slaps[1:]))
+        edges.append(t)
+        got += slaps(lg.edge(SLAP0, t, level))
+    assert got and got[0] == edges[0]
+    assert set(got) <= set(edges)
+    assert all(b - a >= 10 * MS for a, b in zip(got, got[1:]))

@@ -28,7 +28,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import world as world_mod
 
@@ -72,6 +72,10 @@ class _Line:
     late: list[tuple[int, int]] = field(default_factory=list)
     seen: deque[tuple[int, int]] = field(default_factory=lambda: deque(maxlen=256))
 
+
+#: Observers of every event the kernel queues, `fn(chip_path, event)` (tests and the bench use this
+#: to tell the kernel's stamp from what the software made of it).
+TAPS: list[Callable[[str, "RawEvent"], None]] = []
 
 _OWNERS: dict[tuple[int, str, int], "Request"] = {}
 _OWNERS_LOCK = threading.Lock()
@@ -176,8 +180,11 @@ class Request:
         seqno = line.line_seqno if len(self.lines) == 1 else line.req_seqno
         if len(self._fifo) >= self.capacity:
             del self._fifo[0]              # kfifo_skip: the oldest event is lost
-        self._fifo.append(RawEvent(line.timestamp_ns, rising, line.offset, seqno, line.line_seqno))
+        event = RawEvent(line.timestamp_ns, rising, line.offset, seqno, line.line_seqno)
+        self._fifo.append(event)
         line.timestamp_ns = 0
+        for tap in list(TAPS):
+            tap(self.path, event)
 
     def advance(self, now_ns: int) -> None:
         """Run every hard IRQ and IRQ thread due by `now_ns`, in time order."""
