@@ -11,11 +11,12 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
 
 Frame = tuple[np.ndarray, int]
+_S = TypeVar("_S", bound="CameraSource")
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 MAX_EXPOSURE_US = 10_000   # 1/100 s: a card sliding in still reads (as calibration.picam_controls locks it)
 
@@ -32,7 +33,7 @@ class CameraSource:
     def close(self) -> None:
         """Release the device; safe to call twice."""
 
-    def __enter__(self) -> "CameraSource":
+    def __enter__(self: _S) -> _S:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -54,7 +55,8 @@ class Picamera2Source(CameraSource):
     overrides `fps`); controls this camera does not have are skipped. Without a
     fixed ExposureTime the auto exposure is capped at `max_exposure_us` so a
     landing card does not smear. Frames are `stream` ("lores" or "main") as BGR,
-    stamped with SensorTimestamp; the other stream of the newest frames stays
+    stamped with SensorTimestamp (the first row's readout: its exposure began
+    1000 * ExposureTime ns earlier, picamera2's timestamp_capture.py); the other stream of the newest frames stays
     available (`last_main`, `main_at(t_ns)`, `last_lores`), and the newest
     frame's metadata (`last_metadata`: exposure, gain, lens). A capture waits at
     most `timeout_s` (raising CameraStalled), and any failure closes the camera
@@ -113,7 +115,8 @@ class Picamera2Source(CameraSource):
     def set_controls(self, controls: Mapping[str, Any]) -> dict[str, Any]:
         """Send the controls the camera has (lists as tuples, as picamera2 wants); returns what was sent."""
         available = getattr(self.camera, "camera_controls", None)
-        send, skip = {}, {}
+        send: dict[str, Any] = {}
+        skip: dict[str, Any] = {}
         for name, value in controls.items():
             known = not isinstance(available, dict) or name in available or name == "FrameRate"
             (send if known else skip)[name] = tuple(value) if isinstance(value, list) else value
@@ -270,7 +273,7 @@ class SimulatedSource(CameraSource):
             if self._closed:
                 return
             if self.realtime:
-                if start_wall is None:
+                if start_wall is None or start_t is None:
                     start_wall, start_t = time.monotonic_ns(), t_ns
                 delay = (t_ns - start_t) - (time.monotonic_ns() - start_wall)
                 if delay > 0:

@@ -126,11 +126,11 @@ class SceneRenderer:
         key = int(round(level * 20))
         if key not in self._glare:
             w, h = self.size
-            g = np.zeros((h, w), np.float32)
+            spot = np.zeros((h, w), np.float32)
             x, y, ang = self._glare_spot
-            cv2.ellipse(g, (int(x), int(y)), (max(2, w // 9), max(2, h // 16)), ang, 0, 360, 1.0, -1)
-            g = cv2.GaussianBlur(g, (0, 0), max(2.0, w / 60))
-            self._glare[key] = cv2.merge([np.clip(g * 255 * key / 20, 0, 255).astype(np.uint8)] * 3)
+            cv2.ellipse(spot, (int(x), int(y)), (max(2, w // 9), max(2, h // 16)), ang, 0, 360, 1.0, -1)
+            soft = cv2.GaussianBlur(spot, (0, 0), max(2.0, w / 60))
+            self._glare[key] = cv2.merge([np.clip(soft * 255 * key / 20, 0, 255).astype(np.uint8)] * 3)
         return self._glare[key]
 
     def _noise_maps(self, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -217,17 +217,17 @@ class SceneRenderer:
         x1, y1 = min(w, x1), min(h, y1)
         if x1 <= x0 or y1 <= y0:
             return
-        M = cv2.getPerspectiveTransform(src, quad - np.float32([x0, y0]))
+        M = cv2.getPerspectiveTransform(src, (quad - np.array([x0, y0], np.float32)).astype(np.float32))
         size = (x1 - x0, y1 - y0)
         colour = cv2.warpPerspective(face, M, size, flags=cv2.INTER_LINEAR).astype(np.float32)
         alpha = cv2.warpPerspective(self._mask, M, size, flags=cv2.INTER_LINEAR).astype(np.float32) / 255
-        layer = np.dstack([colour * alpha[..., None], alpha])
+        layer: np.ndarray = np.dstack([colour * alpha[..., None], alpha])
         if streak >= 1.5:
             ang = math.atan2(shift[1], shift[0]) if shift != (0.0, 0.0) else 0.0
             layer = _smear(layer, math.cos(ang) * streak, math.sin(ang) * streak)
-        colour, alpha = layer[..., :3], layer[..., 3]
         roi = img[y0:y1, x0:x1].astype(np.float32)
-        img[y0:y1, x0:x1] = np.clip(roi * (1 - alpha[..., None]) + colour, 0, 255).astype(np.uint8)
+        blended = roi * (1 - layer[..., 3:]) + layer[..., :3]
+        img[y0:y1, x0:x1] = np.clip(blended, 0, 255).astype(np.uint8)
 
     def draw_hand(self, img: np.ndarray, hand: HandOver) -> None:
         """A skin-toned hand with its arm reaching in from `hand.seat`'s edge, drawn in place."""

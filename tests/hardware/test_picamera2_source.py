@@ -16,7 +16,7 @@ from hardware.camera import CameraStalled, Picamera2Source
 from tabletop.adapters import CameraEventSource
 from tests.conftest import ROOT
 
-SMALL = {"main_size": (320, 240), "lores_size": (160, 120)}   # 160 wide: lores rows padded to 192 bytes
+SMALL: dict[str, Any] = {"main_size": (320, 240), "lores_size": (160, 120)}   # 160 wide: lores rows padded to 192 bytes
 
 
 @pytest.fixture
@@ -59,7 +59,8 @@ def test_frames_carry_sensor_timestamps_at_the_frame_rate(fakeos: Any) -> None:
         now = time.monotonic_ns()
         stamps = [t for _, t in frames]
         assert all(f.shape == (120, 160, 3) for f, _ in frames)        # stride padding cut off
-        assert src.main_at(stamps[-1]).shape == (240, 320, 3) and src.main_at(stamps[0]) is None
+        newest = src.main_at(stamps[-1])
+        assert newest is not None and newest.shape == (240, 320, 3) and src.main_at(stamps[0]) is None
         meta = src.last_metadata
     gaps = [b - a for a, b in zip(stamps, stamps[1:])]
     assert all(g % 33_333_000 < 1_000_000 for g in gaps), gaps          # [camera] fps default 30 (slow first frames drop)
@@ -86,7 +87,7 @@ def test_fps_and_profile_controls_reach_the_camera(fakeos: Any) -> None:
 def test_auto_exposure_is_capped_so_landing_cards_do_not_smear(fakeos: Any) -> None:
     start_world(fakeos)
     with Picamera2Source(**SMALL) as src:
-        first = None
+        first: dict[str, Any] = {}
         for _ in src:
             first = first or dict(src.last_metadata)
             if src.last_metadata["SensorTimestamp"] - first["SensorTimestamp"] > 150_000_000:

@@ -87,7 +87,7 @@ def test_picamera2_source_carries_sensor_timestamp() -> None:
         it = iter(src)
         (f1, t1), (f2, t2) = next(it), next(it)
     assert (t1, t2) == (20_000_000, 40_000_000)
-    assert f1.shape == (12, 16, 3) and src.last_main.shape == (24, 32, 3)
+    assert f1.shape == (12, 16, 3) and src.last_main is not None and src.last_main.shape == (24, 32, 3)
     assert src.main_at(t2) is src.last_main
     assert cam.started and cam.stopped and cam.closed
     assert cam.waits == [0.5, 0.5]                    # every capture is a bounded wait

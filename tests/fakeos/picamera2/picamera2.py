@@ -151,10 +151,13 @@ class Picamera2:
         if not self.is_open:
             raise RuntimeError("Camera not opened")
         main = {"format": "XBGR8888", "size": (1280, 720), "preserve_ar": True} | dict(main)
-        main["size"] = (main["size"][0] - main["size"][0] % 2, main["size"][1] - main["size"][1] % 2)
+        size: Any
+        size = main["size"]
+        main["size"] = (size[0] - size[0] % 2, size[1] - size[1] % 2)
         if lores is not None:
             lores = {"format": "YUV420", "size": main["size"], "preserve_ar": False} | dict(lores)
-            lores["size"] = (lores["size"][0] - lores["size"][0] % 2, lores["size"][1] - lores["size"][1] % 2)
+            size = lores["size"]
+            lores["size"] = (size[0] - size[0] % 2, size[1] - size[1] % 2)
         return {"use_case": use_case, "transform": transform, "colour_space": colour_space,
                 "buffer_count": buffer_count, "queue": queue, "main": main, "lores": lores, "raw": raw,
                 "controls": {"NoiseReductionMode": 1, "FrameDurationLimits": (33333, 33333)} | dict(controls),
@@ -174,7 +177,9 @@ class Picamera2:
             camera_config = self.create_preview_configuration()
         elif camera_config == "video":
             camera_config = self.create_video_configuration()
-        config = copy.deepcopy(camera_config)
+        if not isinstance(camera_config, dict):
+            raise TypeError(f"camera_config: a configuration dict, 'preview' or 'video', not {camera_config!r}")
+        config: dict[str, Any] = copy.deepcopy(camera_config)
         for name in ("main", "lores"):
             stream = config.get(name)
             if stream is None:
