@@ -7,8 +7,8 @@ referee's service user has no session, so `aplay -D default` fails there with
 "audio open error: Host is down" and the table is silent. So `[audio] device =
 "default"` means: the user's sound server when this process can reach one,
 otherwise a sound card directly, as `plughw:CARD=<id>,DEV=<n>` (plughw converts
-espeak's 22 050 Hz mono to whatever the card takes). Any other device is used
-as configured.
+espeak's 22 050 Hz mono to whatever the card takes; HDMI needs
+`sysdefault:CARD=<id>`, see `Card.pcm`). Any other device is used as configured.
 
 The card: the one `ALSA_CARD` names (alsa-lib's own variable, also honoured by
 its `default`), else a card added for the table (USB speaker, I2S amplifier),
@@ -54,7 +54,13 @@ class Card:
 
     @property
     def pcm(self) -> str:
-        """The ALSA name that plays to this card with format and rate conversion."""
+        """The ALSA name that plays to this card with format and rate conversion.
+
+        plughw for most; HDMI (vc4-hdmi) takes only IEC958 subframes, which plughw cannot make, so
+        sysdefault, through alsa-lib's cards/vc4-hdmi.conf (the iec958 plugin).
+        """
+        if self.kind == "hdmi":
+            return f"sysdefault:CARD={self.id}"
         return f"plughw:CARD={self.id},DEV={self.device}"
 
 

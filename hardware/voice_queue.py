@@ -9,6 +9,7 @@ worse than none); rulings and alerts themselves are never dropped or cut.
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import threading
 from collections import deque
@@ -78,17 +79,19 @@ class SubprocessRunner:
 
 
 class PlayerProcess:
-    """A started player; keeps the last line it wrote to stderr as `reason` (aplay says why it failed there)."""
+    """A started player; keeps its own last error line from stderr as `reason` (aplay says why it failed there)."""
 
     def __init__(self, argv: Sequence[str]) -> None:
         self._proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE)
+        self._prefix = f"{os.path.basename(argv[0])}:"
         self.reason = ""
 
     def wait(self) -> int | None:
         _, err = self._proc.communicate()
         lines = [line.strip() for line in err.decode(errors="replace").splitlines() if line.strip()]
-        self.reason = lines[-1] if lines else ""
+        own = [line for line in lines if line.startswith(self._prefix)]   # not alsa-lib's, not a format list
+        self.reason = own[-1] if own else (lines[-1] if lines else "")
         return self._proc.returncode
 
     def terminate(self) -> None:

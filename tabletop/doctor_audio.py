@@ -37,14 +37,20 @@ class AudioProbes(Protocol):
 
 
 def _last_line(text: str) -> str:
-    """The last non-empty line: where aplay says why it failed (alsa-lib's own lines come first)."""
+    """aplay's own last error line (`aplay: main:850: ...`; alsa-lib's lines come before it, a list of
+    formats after it), else the last non-empty line."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else ""
+    own = [line for line in lines if line.startswith("aplay:")]
+    return own[-1] if own else (lines[-1] if lines else "")
 
 
 def _audio_fix(device: str, reason: str, cards: Sequence[Card]) -> str:
     """How to fix a device that did not play, from what aplay said."""
     listed = ", ".join(c.pcm for c in cards)
+    if "Sample format non available" in reason:
+        hdmi = [f"sysdefault:CARD={c.id}" for c in cards if c.kind == "hdmi"]
+        return (f"HDMI takes only IEC958 data, which plughw cannot make: set [audio] device to "
+                f"{' or '.join(hdmi) or 'sysdefault:CARD=<card>'} (or \"default\")")
     if "busy" in reason:
         return ("another program holds the card (a desktop user's PipeWire holds it while playing): "
                 "stop it, or give the referee its own card (USB speaker) and set [audio] device")

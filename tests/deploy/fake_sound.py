@@ -20,7 +20,7 @@ from tests.conftest import ROOT
 
 FAKE_BIN = ROOT / "tests" / "fakeos" / "bin"
 HEADPHONES = {"index": 0, "id": "Headphones", "name": "bcm2835 Headphones"}
-HDMI = {"index": 1, "id": "vc4hdmi0", "name": "vc4-hdmi-0"}
+HDMI = {"index": 1, "id": "vc4hdmi0", "name": "vc4-hdmi-0", "iec958_only": True}
 USB = {"index": 2, "id": "Device", "name": "USB Audio Device"}
 
 

@@ -58,6 +58,8 @@ def test_kinds_and_the_preferred_card() -> None:
     assert pick_card([jack, hdmi], alsa_card="1") == hdmi
     assert pick_card([jack, hdmi], alsa_card="Nope") == jack        # a card that is not there is not chosen
     assert Card(3, "sndrpihifiberry", "snd_rpi_hifiberry_dac").kind == "added"   # an I2S amplifier HAT
+    assert (jack.pcm, hdmi.pcm, usb.pcm) == ("plughw:CARD=Headphones,DEV=0", "sysdefault:CARD=vc4hdmi0",
+                                             "plughw:CARD=Device,DEV=0")     # HDMI takes IEC958 only
 
 
 def test_choose() -> None:

@@ -194,8 +194,15 @@ def test_audio_plays_silence_through_the_card_a_service_hears(pi: dict[str, Any]
 def test_audio_prefers_a_card_added_for_the_table(pi: dict[str, Any]) -> None:
     set_sound(pi, [HEADPHONES, HDMI, USB])
     assert verdicts(pi["config"], pi["probes"])["audio"].detail.startswith("plughw:CARD=Device,DEV=0: played")
-    set_sound(pi, [HDMI])
-    assert verdicts(pi["config"], pi["probes"])["audio"].detail.startswith("plughw:CARD=vc4hdmi0,DEV=0: played")
+    set_sound(pi, [HDMI])                    # a Pi 5 on a monitor: HDMI takes IEC958 only, through sysdefault
+    assert verdicts(pi["config"], pi["probes"])["audio"].detail.startswith("sysdefault:CARD=vc4hdmi0: played")
+
+
+def test_plughw_on_hdmi_fails_with_aplays_reason_and_the_fix(pi: dict[str, Any]) -> None:
+    set_device(pi, "plughw:CARD=vc4hdmi0,DEV=0")
+    check = verdicts(pi["config"], pi["probes"])["audio"]
+    assert check.verdict == FAIL and "aplay: set_params:1393: Sample format non available" in check.detail, check
+    assert "sysdefault:CARD=vc4hdmi0" in check.fix
 
 
 def test_missing_configured_card_is_one_fail_line_with_aplays_reason(pi: dict[str, Any],

@@ -465,7 +465,9 @@ def test_default_device_prefers_an_added_card_then_alsa_card(tmp_path: Path, mon
         assert ann.device == "plughw:CARD=Device,DEV=0"       # the USB speaker someone plugged in for the table
     monkeypatch.setenv("ALSA_CARD", "vc4hdmi0")               # alsa-lib's own way to name the card
     with EspeakAnnouncer() as ann:
-        assert ann.device == "plughw:CARD=vc4hdmi0,DEV=0" and "ALSA_CARD" in ann.device_reason
+        assert ann.device == "sysdefault:CARD=vc4hdmi0" and "ALSA_CARD" in ann.device_reason
+        ann.say(Utterance("ding", "chime"))
+        assert ann.flush(LIMIT) and ann.errors == []            # HDMI plays through alsa-lib's iec958 conversion
 
 
 def test_missing_configured_card_is_an_error_naming_aplays_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
