@@ -1,4 +1,9 @@
-"""`referee replay FILE.json`: re-run a recorded or written game and print the rulings as JSON."""
+"""`referee replay FILE.json`: re-run a recorded or written game and print the rulings as JSON.
+
+A malformed file is one line on stderr and exit 2 (scenario.ScenarioError);
+`--check` differences are exit 1. Anything else escaping the rules is a bug,
+still reported as one line (exit 70, EX_SOFTWARE), never a traceback.
+"""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +11,8 @@ import json
 import sys
 
 from . import journal_cmds, scenario
+
+EXIT_INTERNAL = 70
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -30,12 +37,17 @@ def run(args: argparse.Namespace) -> int:
     except scenario.ScenarioError as exc:
         print(f"referee replay: {exc}", file=sys.stderr)
         return 2
+    except (RecursionError, MemoryError, ArithmeticError, LookupError, TypeError, ValueError) as exc:
+        where = scenario.one_line(str(args.file), 300)
+        print(f"referee replay: {where}: internal error (a bug, please report it with the file): "
+              f"{type(exc).__name__}: {scenario.one_line(str(exc), 200)}", file=sys.stderr)
+        return EXIT_INTERNAL
     for warning in output.pop("warnings", []):
-        print(f"referee replay: warning: {warning}", file=sys.stderr)
+        print(f"referee replay: warning: {scenario.one_line(str(warning), 400)}", file=sys.stderr)
     print(json.dumps(output, indent=1 if args.pretty else None))
     if args.check:
         problems = scenario.check_expect(loaded.expect, output)
         for problem in problems:
-            print(f"{args.file}: {problem}", file=sys.stderr)
+            print(f"{scenario.one_line(str(args.file), 300)}: {problem}", file=sys.stderr)
         return 1 if problems else 0
     return 0
