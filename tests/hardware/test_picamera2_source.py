@@ -185,3 +185,14 @@ def fed_at_back(pipeline: CountingPipeline, w: Any, fault: dict[str, Any]) -> in
     """Frames fed before the fault ended (so the wait above asks for five after it)."""
     end = fault.get("until_us", fault["t_us"]) * 1000 + w.ns(0)
     return sum(t <= end for t in pipeline.fed)
+
+
+def test_default_arguments_open_the_camera_as_on_a_pi(fakeos: Any) -> None:
+    w = start_world(fakeos)
+    with Picamera2Source() as src:
+        (frame, _t), = take(src, 1)
+        main = src.last_main
+    assert frame.shape == (480, 640, 3) and main is not None and main.shape == (960, 1280, 3)
+    configured = next(r for r in w.records if r.get("op") == "configure")
+    assert configured["main"]["format"] == "RGB888" and configured["lores"]["format"] == "YUV420"
+    assert next(r for r in w.records if r.get("op") == "controls")["controls"]["FrameRate"] == 30.0
