@@ -57,7 +57,7 @@ def _audio_fix(device: str, reason: str, cards: Sequence[Card]) -> str:
     if "Host is down" in reason or "Connection refused" in reason:
         return (f'the service user has no sound server: set [audio] device = "default" (the referee then '
                 f"plays to a card directly) or to one of: {listed}")
-    if device.startswith(("hw:", "plughw:")) or "No such file" in reason:
+    if device.startswith(("hw:", "plughw:", "sysdefault:")) or "No such" in reason:
         return (f"plug in the speaker (or fix the card name): set [audio] device to one of: {listed}, "
                 'or "default" to let the referee choose; `aplay -L` lists them all')
     return "check `aplay -L` and the audio group of the service user (deploy/install.sh adds it)"

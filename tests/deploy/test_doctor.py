@@ -201,7 +201,7 @@ def test_audio_prefers_a_card_added_for_the_table(pi: dict[str, Any]) -> None:
 def test_plughw_on_hdmi_fails_with_aplays_reason_and_the_fix(pi: dict[str, Any]) -> None:
     set_device(pi, "plughw:CARD=vc4hdmi0,DEV=0")
     check = verdicts(pi["config"], pi["probes"])["audio"]
-    assert check.verdict == FAIL and "aplay: set_params:1393: Sample format non available" in check.detail, check
+    assert check.verdict == FAIL and "aplay: set_params:1352: Sample format non available" in check.detail, check
     assert "sysdefault:CARD=vc4hdmi0" in check.fix
 
 
@@ -213,10 +213,10 @@ def test_missing_configured_card_is_one_fail_line_with_aplays_reason(pi: dict[st
     audio = [line for line in out.splitlines() if line.split()[1] == "audio"]
     assert code == 1 and len(audio) == 1 and "Traceback" not in out
     assert audio[0].startswith("FAIL  audio       plughw:CARD=Device,DEV=0: "
-                               "aplay: main:850: audio open error: No such file or directory"), audio[0]
+                               "aplay: main:831: audio open error: No such device"), audio[0]
     assert f"-- fix: plug in the speaker" in audio[0] and HEADPHONES_PCM in audio[0]
     assert records(pi["world"])[-1] == {"fake": "aplay", "device": "plughw:CARD=Device,DEV=0",
-                                        "error": "No such file or directory"}
+                                        "error": "No such device"}
 
 
 def test_default_configured_as_pipewire_fails_for_the_service(pi: dict[str, Any]) -> None:
@@ -275,7 +275,7 @@ def test_referee_doctor_command_never_shows_a_traceback(pi: dict[str, Any]) -> N
                           capture_output=True, text=True, cwd=ROOT, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
     audio = [line for line in done.stdout.splitlines() if line.split()[1:2] == ["audio"]]
-    assert len(audio) == 1 and audio[0].startswith("FAIL  audio       plughw:CARD=Device,DEV=0: aplay: main:850")
+    assert len(audio) == 1 and audio[0].startswith("FAIL  audio       plughw:CARD=Device,DEV=0: aplay: main:831")
 
 
 def test_suspend_shows_as_clock_warning(pi: dict[str, Any]) -> None:

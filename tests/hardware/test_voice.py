@@ -476,7 +476,7 @@ def test_missing_configured_card_is_an_error_naming_aplays_reason(tmp_path: Path
         assert ann.device == "plughw:CARD=Device,DEV=0"
         ann.say(ruling("Snap!"))
         assert ann.flush(LIMIT)
-    assert "audio open error: No such file or directory" in ann.errors[0][1]
+    assert "audio open error: No such device" in ann.errors[0][1]
 
 
 def test_a_ruling_cuts_a_real_playing_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
