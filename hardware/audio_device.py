@@ -28,7 +28,7 @@ Run = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
 
 #: Preference of card kinds, best first: a card someone added for the table, the jack, a monitor.
 KIND_ORDER = ("added", "headphones", "hdmi")
-#: Environment variables that point a client at a user's sound server (removed to see what a service sees).
+#: Environment variables that point a client at a user's sound server (a system service has none of them).
 SERVER_VARIABLES = ("XDG_RUNTIME_DIR", "PIPEWIRE_RUNTIME_DIR", "PIPEWIRE_REMOTE", "PULSE_SERVER",
                     "PULSE_RUNTIME_PATH", "USERPROFILE")
 
@@ -152,11 +152,6 @@ def user_server(env: Mapping[str, str]) -> str | None:
         if _listening(Path(candidate)):
             return f"PulseAudio at {candidate}"
     return None
-
-
-def service_env(env: Mapping[str, str]) -> dict[str, str]:
-    """`env` as a system service has it: without the variables that lead to a user's sound server."""
-    return {k: v for k, v in env.items() if k not in SERVER_VARIABLES}
 
 
 def pick_card(cards: Sequence[Card], alsa_card: str | None = None) -> Card | None:
