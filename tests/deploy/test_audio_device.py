@@ -4,7 +4,6 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-
 from hardware.audio_device import (SERVER_VARIABLES, Card, choose, parse_pcm_list, parse_proc_cards, pick_card,
                                    user_server)
 
