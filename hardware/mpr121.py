@@ -1,11 +1,20 @@
 """NXP/Freescale MPR121 capacitive touch controller: registers, configuration, status reads.
 
-Only what the pads need: soft reset, a fast sample period (ESI = 1 ms by
+Only what the pads need: soft reset, a fast sample interval (ESI = 1 ms by
 default), per-electrode touch/release thresholds for calibration, touch
 status, filtered data and baselines, and the proximity "electrode" 12
 (ELEPROX: the sum of ELE0-1, 0-3 or 0-11). The bus is anything with
 smbus2's `read_byte_data` / `write_byte_data` / `read_i2c_block_data`.
 Register numbers follow the MPR121 datasheet (rev. 4) and AN3944.
+
+Timing (datasheet 5.2-5.8): the chip scans every ESI (longer when FFI x 2 CDT
+x channels does not fit), averages SFI scans, and only then updates filtered
+data, baselines and the touch status: once per ESI x SFI. A touch shows at the
+first update whose average crosses the threshold, so its status change lands
+0 to ESI x SFI after the hand (`MPR121Config.tie_margin_us`) when one scan's
+change is enough (delta >= SFI x threshold), up to SFI - 1 scans more when it
+barely crosses (`faint_tie_margin_us`), plus exactly DT x ESI x SFI of
+debounce (`touch_delay_us`: known, so taken off the stamp).
 """
 from __future__ import annotations
 
@@ -42,10 +51,13 @@ _PROX_BITS: dict[str, int] = {"off": 0, "ele0_1": 1, "ele0_3": 2, "ele0_11": 3}
 _SAMPLE_PERIODS_MS = (1, 2, 4, 8, 16, 32, 64, 128)   # ESI 0..7
 _SECOND_FILTER = (4, 6, 10, 18)                      # SFI 0..3
 _FIRST_FILTER = (6, 10, 18, 34)                      # FFI 0..3
-# Baseline filters (AN3944 typical values): track slow drift, not a hand.
-_TOUCH_BASELINE = (0x01, 0x01, 0x0E, 0x00, 0x01, 0x05, 0x01, 0x00, 0x00, 0x00, 0x00)
-# Proximity: falls (approach) barely tracked so a hover stays visible.
-_PROX_BASELINE = (0xFF, 0xFF, 0x00, 0x00, 0x01, 0x01, 0xFF, 0xFF, 0x00, 0x00, 0x00)
+_SCAN_NS_PER_CHARGE = 500                            # CDT code 1: 0.5 µs, doubling per code
+# Baseline filters, MHD NHD NCL FDL rising, the same falling, NHD NCL FDL touched
+# (AN3944's values): rises tracked at once, falls (a hand) barely, a touch frozen,
+# so a hover's per-electrode delta stays readable while it lasts.
+_TOUCH_BASELINE = (0x01, 0x01, 0x00, 0x00, 0x01, 0x01, 0xFF, 0x02, 0x00, 0x00, 0x00)
+# Proximity: rises taken at once (MHD 63), falls (approach) barely tracked.
+_PROX_BASELINE = (0x3F, 0x3F, 0x00, 0x00, 0x01, 0x01, 0xFF, 0xFF, 0x00, 0x00, 0x00)
 
 
 class I2CBus(Protocol):
@@ -71,7 +83,7 @@ class MPR121Config:
     """Sensor settings; thresholds are the calibration knobs (counts of filtered-data drop)."""
 
     electrodes: int = ELECTRODE_COUNT           # ELE0..ELE(n-1) run
-    sample_period_ms: int = 1                   # ESI; also the backend's tie resolution
+    sample_period_ms: int = 1                   # ESI: the interval between scans
     touch_threshold: int = 12
     release_threshold: int = 6
     per_electrode: dict[int, tuple[int, int]] = field(default_factory=dict)  # {e: (touch, release)}
@@ -84,6 +96,7 @@ class MPR121Config:
     second_filter: int = 4                      # SFI samples: 4, 6, 10 or 18
     touch_debounce: int = 0                     # DT samples; 0 reports on the first sample
     release_debounce: int = 0                   # DR samples
+    hover_threshold: int = 4                    # per-electrode delta of a hand above that pad (flinch)
 
     def __post_init__(self) -> None:
         if not 1 <= self.electrodes <= ELECTRODE_COUNT:
@@ -98,18 +111,57 @@ class MPR121Config:
             raise PadConfigError("charge current 1..63 µA, charge time code 1..7")
         if not (0 <= self.touch_debounce <= 7 and 0 <= self.release_debounce <= 7):
             raise PadConfigError("debounce counts are 0..7")
+        if not 1 <= self.hover_threshold <= 255:
+            raise PadConfigError("hover_threshold is 1..255 counts")
         for t, r in [(self.touch_threshold, self.release_threshold),
                      (self.prox_touch_threshold, self.prox_release_threshold),
                      *self.per_electrode.values()]:
             _check_thresholds(t, r)
 
     @property
+    def scan_us(self) -> int:
+        """One scan of every enabled channel: FFI charges of 2 x CDT each (5.8)."""
+        channels = self.electrodes + (self.proximity != "off")
+        scan_ns = self.first_filter * 2 * (_SCAN_NS_PER_CHARGE << (self.charge_time_code - 1)) * channels
+        return -(-scan_ns // 1000)
+
+    @property
     def sample_period_us(self) -> int:
-        return self.sample_period_ms * 1000
+        """The scan interval: ESI, or the scan itself when it is longer (5.8)."""
+        return max(self.sample_period_ms * 1000, self.scan_us)
+
+    @property
+    def update_period_us(self) -> int:
+        """How often filtered data, baselines and touch status change: every SFI scans (5.2)."""
+        return self.second_filter * self.sample_period_us
+
+    @property
+    def tie_margin_us(self) -> int:
+        """How late a status change can be after the hand: one update period, plus the scan that
+        ends it (the status changes when the scan is done). Debounce adds a known delay
+        (`touch_delay_us`), not uncertainty."""
+        return self.update_period_us + self.scan_us
+
+    @property
+    def faint_tie_margin_us(self) -> int:
+        """The same for a change that barely crosses its threshold (delta under SFI x threshold): it
+        needs more scans of the block, so it can show up to SFI - 1 scans later still. Hovers seen by
+        ELEPROX are such changes; calibrate slap thresholds under a slap's delta / SFI."""
+        return self.tie_margin_us + (self.second_filter - 1) * self.sample_period_us
+
+    @property
+    def touch_delay_us(self) -> int:
+        """The fixed delay DT adds to a touch's status change (DT x ESI x SFI, 5.7)."""
+        return self.touch_debounce * self.update_period_us
+
+    @property
+    def release_delay_us(self) -> int:
+        return self.release_debounce * self.update_period_us
 
     def ecr(self) -> int:
-        """Run-mode ECR: baseline tracking on (CL=0b10), proximity and electrodes enabled."""
-        return 0x80 | (_PROX_BITS[self.proximity] << 4) | self.electrodes
+        """Run-mode ECR: baseline tracking on, loaded with the first data's 10 bits (CL=0b11, so
+        no ramp-up), proximity and electrodes enabled."""
+        return 0xC0 | (_PROX_BITS[self.proximity] << 4) | self.electrodes
 
 
 def _check_thresholds(touch: int, release: int) -> None:
@@ -197,6 +249,16 @@ class MPR121:
         """Baseline minus filtered data: how much nearer a hand is than usual (bigger = nearer)."""
         return {e: self.baseline(e) - self.filtered(e) for e in electrodes}
 
+    def all_deltas(self) -> list[int]:
+        """Baseline minus filtered data of ELE0-11 and ELEPROX, in two block reads (no status read)."""
+        data = self.bus.read_i2c_block_data(self.address, FILTERED_DATA, 26)
+        base = self.bus.read_i2c_block_data(self.address, BASELINE, 13)
+        return [(base[e] << 2) - (data[2 * e] | (data[2 * e + 1] & 0x03) << 8) for e in range(13)]
+
+    def running(self) -> bool:
+        """True in run mode (ECR enables electrodes); over-current or a reset stops the chip."""
+        return self._read(ECR) & 0x3F != 0
+
     @property
     def sample_period_us(self) -> int:
         return self.config.sample_period_us
@@ -225,7 +287,7 @@ class MPR121:
         if self._closed:
             return f"<MPR121 0x{self.address:02X} closed>"
         c = self.config
-        return (f"<MPR121 0x{self.address:02X} {c.electrodes} electrodes, {c.sample_period_ms} ms, "
+        return (f"<MPR121 0x{self.address:02X} {c.electrodes} electrodes, {c.sample_period_ms} ms x {c.second_filter}, "
                 f"touch/release {c.touch_threshold}/{c.release_threshold}, proximity {c.proximity}>")
 
     def _write_thresholds(self, electrode: int, touch: int, release: int) -> None:

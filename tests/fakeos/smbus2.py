@@ -421,6 +421,15 @@ def chip(bus: int, address: int) -> Mpr121 | None:
         return found
 
 
+def close_chips() -> None:
+    """Stop every chip's model thread (a test's world is over)."""
+    with _CHIPS_LOCK:
+        for old in _CHIPS.values():
+            old.close()
+        _CHIPS.clear()
+        _CHIPS_WORLD[0] = None
+
+
 def buses() -> set[int]:
     """The /dev/i2c-N a Pi of this world has: 1, and every bus world.json puts an MPR121 on."""
     return {1} | {int(name.partition(":")[0]) for name in world().mpr121}

@@ -1,78 +1,93 @@
-"""A fake I2C bus holding one MPR121 that follows the datasheet's register map.
+"""An MPR121 table at the operating system's boundary, for in-process tests and the bench.
 
-What it models: reset values (0x5C = 0x10, 0x5D = 0x24, everything else 0),
-soft reset by writing 0x63 to 0x80, configuration writes ignored in run mode
-(ECR != 0) except to ECR itself, 2-byte touch status at 0x00/0x01 whose read
-releases the IRQ, filtered data (0x04.., 10 bits in two bytes), baselines
-(0x1E.., 8 high bits), and wrong addresses failing like a missing device.
+tests/fakeos goes first on the import path (as PYTHONPATH on a test Pi), so
+the project's own `import smbus2` and gpiozero's `import lgpio` find the fakes;
+gpiozero builds its default factory from GPIOZERO_PIN_FACTORY=lgpio. The world
+(tests/fakeos/README.md) has one MPR121 at 0x5A on I2C bus 1, its IRQ on GPIO 4
+of gpiochip0 and one electrode per seat; the test adds contacts and hovers.
 """
 from __future__ import annotations
 
-import errno
-from typing import Callable
+import importlib.util
+import os
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+FAKEOS = Path(__file__).resolve().parents[1] / "fakeos"
+IRQ_LINE = "gpiochip0:4"
+CHIP = "1:0x5a"
+_FAKE_MODULES = ("world", "smbus2", "lgpio", "gpiod", "gpiozero.pins.lgpio")
 
 
-class FakeMPR121Bus:
-    def __init__(self, address: int = 0x5A) -> None:
-        self.address = address
-        self.regs = [0] * 0x81
-        self.writes: list[tuple[int, int]] = []
-        self.ignored_writes: list[tuple[int, int]] = []
-        self.on_status_read: Callable[[], None] | None = None
-        self.status_reads = 0
-        self._reset()
+def _is_fake(name: str) -> bool:
+    return name in _FAKE_MODULES or name.startswith("gpiod.")
 
-    def _reset(self) -> None:
-        self.regs = [0] * 0x81
-        self.regs[0x5C] = 0x10
-        self.regs[0x5D] = 0x24
 
-    def _check(self, addr: int) -> None:
-        if addr != self.address:
-            raise OSError(errno.EREMOTEIO, "Remote I/O error")
+@contextmanager
+def fakeos() -> Iterator[Any]:
+    """The fakes on the import path and gpiozero on lgpio, for one test; yields the `world` module.
 
-    @property
-    def running(self) -> bool:
-        return self.regs[0x5E] & 0x3F != 0
+    Fresh fake modules for the test (lgpio, smbus2 and gpiozero's lgpio pins share
+    one `world`); afterwards the process's modules, path and factory are as before.
+    """
+    from gpiozero import Device
 
-    # -- the smbus2 slice -----------------------------------------------------
-    def write_byte_data(self, i2c_addr: int, register: int, value: int) -> None:
-        self._check(i2c_addr)
-        assert 0 <= value <= 0xFF
-        self.writes.append((register, value))
-        if register == 0x80:
-            if value == 0x63:
-                self._reset()
-            return
-        if register < 0x2B or (self.running and register != 0x5E):
-            self.ignored_writes.append((register, value))  # read-only, or not in stop mode
-            return
-        self.regs[register] = value
+    saved_modules = {name: mod for name, mod in sys.modules.items() if _is_fake(name)}
+    for name in saved_modules:
+        del sys.modules[name]
+    saved_factory, saved_env = Device.pin_factory, os.environ.get("GPIOZERO_PIN_FACTORY")
+    sys.path.insert(0, str(FAKEOS))
+    spec = importlib.util.spec_from_file_location("fakeos_sitecustomize", FAKEOS / "sitecustomize.py")
+    assert spec is not None and spec.loader is not None
+    board = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(board)
+    board.install()                                   # gpiozero reads the world's board revision
+    os.environ["GPIOZERO_PIN_FACTORY"] = "lgpio"
+    Device.pin_factory = None
+    import world
+    try:
+        yield world
+    finally:
+        if Device.pin_factory is not None:
+            Device.pin_factory.close()
+        Device.pin_factory = saved_factory
+        if saved_env is None:
+            os.environ.pop("GPIOZERO_PIN_FACTORY", None)
+        else:
+            os.environ["GPIOZERO_PIN_FACTORY"] = saved_env
+        smbus2 = sys.modules.get("smbus2")
+        if smbus2 is not None and hasattr(smbus2, "close_chips"):
+            smbus2.close_chips()
+        world.install(None)
+        sys.path.remove(str(FAKEOS))
+        for name in [n for n in sys.modules if _is_fake(n)]:
+            del sys.modules[name]
+        sys.modules.update(saved_modules)
 
-    def read_byte_data(self, i2c_addr: int, register: int) -> int:
-        self._check(i2c_addr)
-        if register in (0x00, 0x01):
-            self._status_read()
-        return self.regs[register]
 
-    def read_i2c_block_data(self, i2c_addr: int, register: int, length: int) -> list[int]:
-        self._check(i2c_addr)
-        if register <= 0x01 < register + length or register == 0x00:
-            self._status_read()
-        return self.regs[register:register + length]
+def table_spec(seats: int = 6, *, contacts: list[dict[str, Any]] | None = None,
+               hovers: list[dict[str, Any]] | None = None, seed: int = 1) -> dict[str, Any]:
+    """world.json for a table whose seat s slaps electrode s of the MPR121 (times in µs)."""
+    return {"seed": seed,
+            "lines": {IRQ_LINE: {"mpr121_irq": CHIP}},
+            "mpr121": {CHIP: {"electrodes": {str(s): {"seat": s, "kind": "slap"} for s in range(seats)}}},
+            "contacts": contacts or [], "hovers": hovers or []}
 
-    # -- test controls --------------------------------------------------------
-    def set_touched(self, electrodes: set[int], *, prox: bool = False, overcurrent: bool = False) -> None:
-        mask = sum(1 << e for e in electrodes)
-        self.regs[0x00] = mask & 0xFF
-        self.regs[0x01] = (mask >> 8) & 0x0F | (0x10 if prox else 0) | (0x80 if overcurrent else 0)
 
-    def set_reading(self, electrode: int, *, filtered: int, baseline: int) -> None:
-        self.regs[0x04 + 2 * electrode] = filtered & 0xFF
-        self.regs[0x05 + 2 * electrode] = (filtered >> 8) & 0x03
-        self.regs[0x1E + electrode] = baseline >> 2
+def table(world: Any, spec: dict[str, Any]) -> Any:
+    """Install the world (at rest until `go`); returns the World."""
+    return world.install(world.World(spec))
 
-    def _status_read(self) -> None:
-        self.status_reads += 1
-        if self.on_status_read is not None:
-            self.on_status_read()
+
+def go(w: Any, lead_ms: float = 20.0) -> Any:
+    """Start the world's timeline `lead_ms` from now; returns the World."""
+    w.start(time.monotonic_ns() + round(lead_ms * 1e6))
+    return w
+
+
+def wait_until(w: Any, t_ms: float) -> None:
+    """Sleep until the world's timeline reaches `t_ms` (milliseconds from t0)."""
+    w.wait_until(w.ns(t_ms * 1000))
