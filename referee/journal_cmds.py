@@ -1,4 +1,4 @@
-"""`referee disputes`, `referee review` and `referee replay --from-journal`: the journal, read back.
+"""`referee disputes`, `referee review`, `referee journal` and `referee replay --from-journal`: the journal, read back.
 
 Every failure (no journal, not a journal, unknown game or ruling, a bad
 option) is one line on stderr and exit 2; never a traceback.
@@ -21,9 +21,10 @@ SLAP_DECISIONS = frozenset({"wins_pile", "false_slap", "slap_again", "picks_up"}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register `disputes` and `review`."""
+    """Register `disputes`, `review` and `journal` (check, export)."""
     add_disputes_parser(sub)
     add_review_parser(sub)
+    add_journal_parser(sub)
 
 
 def _journal_arg(p: argparse.ArgumentParser) -> None:
@@ -59,7 +60,7 @@ def run_disputes(args: argparse.Namespace) -> int:
 
 
 def _list_games(journal: Journal, as_json: bool) -> int:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for g in journal.games():
         events, rulings = journal.counts(g.id)
         result = g.result or {}
@@ -73,9 +74,9 @@ def _list_games(journal: Journal, as_json: bool) -> int:
         return 0
     print(f"{'game':>5}  {'started':<24} {'rules':<20} {'seats':>5} {'events':>7} {'rulings':>7}  result")
     for r in rows:
-        result = ("winner " + seat_name(r["winner"]) if r["winner"] is not None else "ended") if r["ended"] else "unfinished"
+        outcome = ("winner " + seat_name(r["winner"]) if r["winner"] is not None else "ended") if r["ended"] else "unfinished"
         print(f"{r['game']:>5}  {r['started_at']:<24} {r['game_id']:<20} {r['players']:>5} {r['events']:>7} "
-              f"{r['rulings']:>7}  {result}")
+              f"{r['rulings']:>7}  {outcome}")
     return 0
 
 
@@ -132,6 +133,62 @@ def run_review(args: argparse.Namespace) -> int:
     except (JournalError, review.SheetError) as exc:
         return _fail("review", str(exc))
     print(path)
+    return 0
+
+
+# ---- journal check / export ----------------------------------------------------------------
+def add_journal_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("journal", help="check a journal file, or save what can be read from a damaged one",
+                       description="check: SQLite's full integrity check, the room left and the games held "
+                                   "(exit 2 when damaged). export: copy every readable game, event, ruling and "
+                                   "evidence frame into a new journal (the damaged file is never changed).")
+    what = p.add_subparsers(dest="journal_command", metavar="ACTION")
+    what.required = True
+    check = what.add_parser("check", help="is the journal sound? (exit 0: yes, 2: no)")
+    _journal_arg(check)
+    check.set_defaults(run=run_journal_check)
+    export = what.add_parser("export", help="save what can be read into a new journal file")
+    _journal_arg(export)
+    export.add_argument("--out", required=True, metavar="NEW.db", help="the new journal (must not exist)")
+    export.set_defaults(run=run_journal_export)
+
+
+def run_journal_check(args: argparse.Namespace) -> int:
+    from .journal_health import integrity_report, room_bytes
+    from .journal_salvage import open_source
+    from pathlib import Path
+    path = Path(args.journal)
+    try:
+        db = open_source(path)
+    except (JournalError, OSError) as exc:
+        return _fail("journal", str(exc))
+    try:
+        problems = integrity_report(db)
+        if problems:
+            return _fail("journal", f"{path} is damaged ({len(problems)} problem(s), first: {problems[0][:160]}); "
+                                    f"`referee journal export --journal {path} --out NEW.db` saves what can be read")
+    finally:
+        db.close()
+    try:
+        with Journal(path, create=False, check="header") as journal:
+            games = journal.games()
+            events = sum(journal.counts(g.id)[0] for g in games)
+    except JournalError as exc:
+        return _fail("journal", str(exc))
+    unfinished = sum(1 for g in games if not g.ended)
+    print(f"{path}: sound; {len(games)} games ({unfinished} unfinished), {events:,} events; "
+          f"{room_bytes(path) / 2**20:,.0f} MB of room")
+    return 0
+
+
+def run_journal_export(args: argparse.Namespace) -> int:
+    from .journal_salvage import export
+    try:
+        report = export(args.journal, args.out)
+    except (JournalError, OSError) as exc:
+        return _fail("journal", str(getattr(exc, "strerror", None) or exc) if not isinstance(exc, JournalError) else str(exc))
+    for line in report.lines():
+        print(line)
     return 0
 
 
