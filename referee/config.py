@@ -6,6 +6,7 @@ falls back to a default is a wrong ruling at the table later.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -30,7 +31,7 @@ class GameConfig:
 
 @dataclass(frozen=True)
 class PadsConfig:
-    backend: str = "sim"                 # gpio | gpiod | mpr121 | keyboard | sim
+    backend: str = "sim"                 # gpio | gpiod | mpr121 | keyboard | sim | bots
     pins: list[int] = field(default_factory=list)          # slap pad per seat (gpio, gpiod lines)
     press_pins: list[int] = field(default_factory=list)    # optional press button per seat
     chip: str = "/dev/gpiochip0"
@@ -47,7 +48,7 @@ class PadsConfig:
 
 @dataclass(frozen=True)
 class CameraConfig:
-    source: str = "sim"                  # picamera2 | opencv | folder | sim | none
+    source: str = "sim"                  # picamera2 | opencv | folder | rendered | sim | none
     device: int = 0
     path: str = ""
     pile: list[int] = field(default_factory=list)          # x, y, w, h in the vision frame; [] = whole frame
@@ -84,6 +85,7 @@ class KioskConfig:
     port: int = 8080
     bind: str = "127.0.0.1"
     operator_pin: str = ""
+    speed: float = 1.0                   # demo mode: table seconds per real second
 
 
 @dataclass(frozen=True)
@@ -102,12 +104,30 @@ SECTIONS: dict[str, type] = {"game": GameConfig, "pads": PadsConfig, "camera": C
                              "lights": LightsConfig, "audio": AudioConfig, "journal": JournalConfig,
                              "kiosk": KioskConfig}
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("pads", "backend"): ("gpio", "gpiod", "mpr121", "keyboard", "sim"),
-    ("camera", "source"): ("picamera2", "opencv", "folder", "sim", "none"),
+    ("pads", "backend"): ("gpio", "gpiod", "mpr121", "keyboard", "sim", "bots"),
+    ("camera", "source"): ("picamera2", "opencv", "folder", "rendered", "sim", "none"),
     ("lights", "backend"): ("gpio", "none"),
     ("audio", "backend"): ("espeak", "files", "silent"),
     ("kiosk", "mode"): ("table", "demo"),
 }
+#: Numbers that may be negative (a pad's calibrated offset is measured against a reference pad).
+SIGNED: frozenset[tuple[str, str]] = frozenset({("pads", "offsets_us")})
+
+
+def _finite(where: str, value: Any, *, signed: bool) -> None:
+    """Refuse NaN and infinities anywhere in `value` (lists and tables too), and negative numbers unless `signed`."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{where}: must be a finite number, not {value}")
+    if isinstance(value, (int, float)) and value < 0 and not signed:
+        raise ConfigError(f"{where}: must not be negative, not {value}")
+    if isinstance(value, list):
+        for item in value:
+            _finite(where, item, signed=signed)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _finite(f"{where}: {key}", item, signed=signed)
 
 
 def _section(name: str, raw: Any) -> Any:
@@ -115,6 +135,8 @@ def _section(name: str, raw: Any) -> Any:
         allowed = CHOICES.get((name, key))
         if allowed and value not in allowed:
             raise ConfigError(f"[{name}] {key}: must be one of {', '.join(allowed)}, not {value!r}")
+        # game options may be negative where a game allows it (its own checks say); never NaN or infinite
+        _finite(f"[{name}] {key}", value, signed=(name, key) in SIGNED or (name, key) == ("game", "options"))
         return value
     return strict_toml.section(name, SECTIONS[name], raw, ConfigError, check=choose)
 
@@ -161,6 +183,9 @@ def _check_meaning(config: TableConfig) -> None:
         raise ConfigError(f"[pads] electrodes: one per seat needed ({game.players})")
     if pads.backend == "keyboard" and len(pads.keys) < game.players:
         raise ConfigError(f"[pads] keys: one key per seat needed ({game.players})")
+    if pads.backend == "keyboard" and (len(set(pads.keys)) != len(pads.keys)
+                                       or not all(k.isalpha() and k.islower() for k in pads.keys)):
+        raise ConfigError("[pads] keys: distinct lower-case letters, one per seat (shift+key is the press)")
     for key in ("offsets_us", "tie_margin_us"):
         values = getattr(pads, key)
         if values and len(values) != game.players:
@@ -172,8 +197,15 @@ def _check_meaning(config: TableConfig) -> None:
         raise ConfigError("[camera] pile: must be [x, y, width, height] with positive size")
     if camera.latency_ms < 0 or camera.latency_ms > 2000:
         raise ConfigError("[camera] latency_ms: must be between 0 and 2000")
-    if camera.source in ("opencv", "folder") and camera.source == "folder" and not camera.path:
+    if camera.source == "folder" and not camera.path:
         raise ConfigError("[camera] path: a folder source needs a path")
+    if camera.fps <= 0 or camera.frozen_after_s <= 0:
+        raise ConfigError("[camera] fps / frozen_after_s: must be positive")
+    if camera.source == "rendered" and pads.backend != "bots":
+        raise ConfigError('[camera] source: "rendered" draws the bots\' simulated table: it needs [pads] backend = "bots"')
+    if pads.backend == "bots" and camera.source not in ("rendered", "sim"):
+        raise ConfigError('[camera] source: a bots table is seen by the "rendered" camera or named by the "sim" one, '
+                          f'not {camera.source!r}')
     lights = config.lights
     if lights.backend == "gpio":
         if len(lights.seats) != game.players or any(len(rgb) != 3 for rgb in lights.seats):
@@ -190,6 +222,11 @@ def _check_meaning(config: TableConfig) -> None:
         raise ConfigError("[audio] dir: the files backend needs a folder")
     if not 1 <= config.kiosk.port <= 65535:
         raise ConfigError("[kiosk] port: must be 1..65535")
+    if not 0.1 <= config.kiosk.speed <= 100:
+        raise ConfigError("[kiosk] speed: table seconds per real second, from 0.1 to 100")
+    if config.kiosk.speed != 1.0 and pads.backend != "bots" and config.kiosk.mode != "demo":
+        raise ConfigError('[kiosk] speed: only a simulated table (mode = "demo", or [pads] backend = "bots") '
+                          "runs faster than real time")
 
 
 def load(path: str | Path) -> TableConfig:

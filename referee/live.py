@@ -37,7 +37,7 @@ def ruling_message(ruling: Ruling, names: list[str] | None = None) -> dict[str, 
 
 
 class TableFeed:
-    """Snapshots and pushed updates of one table (the game inside may be replaced: new game)."""
+    """Snapshots and pushed updates of one table, game after game."""
 
     def __init__(self, runtime: TableRuntime | None = None, *, operator_pin: str = "", history: int = 30,
                  names: list[str] | None = None) -> None:
@@ -56,11 +56,20 @@ class TableFeed:
 
     # ---- wiring -------------------------------------------------------------
     def attach(self, runtime: TableRuntime) -> None:
-        """Follow a (new) runtime: its rulings are published from now on."""
-        self.runtime = runtime
-        runtime.observers.append(self.on_ruling)
-        runtime.amend_observers.append(self.on_amend)
+        """Follow a runtime: its rulings are published from now on, and each new game it starts
+        (the page clears its rulings then). Attaching the same runtime again changes nothing."""
+        if runtime is not self.runtime:
+            self.runtime = runtime
+            runtime.observers.append(self.on_ruling)
+            runtime.amend_observers.append(self.on_amend)
+            runtime.game_listeners.append(self.on_new_game)
         self.publish({"type": "state", "state": self.snapshot()})
+
+    def on_new_game(self, runtime: TableRuntime) -> None:
+        """The table started its next game: its rulings so far (none) replace the last game's."""
+        with self._lock:
+            self.recent.clear()
+        self.publish({"type": "state", "state": self.snapshot(), "recent": []})
 
     def on_ruling(self, ruling: Ruling) -> None:
         if ruling.kind == "ignored":

@@ -10,6 +10,10 @@ Faults never crash the table: a stuck pad, a lost camera, an unreadable card
 or an impossible event is announced ("check the table") and, where a wrong
 ruling could follow, judging pauses until the problem is gone or an operator
 resolves it.
+
+A table plays game after game on one runtime: `new_game()` swaps in the next
+game's session while the sources and threads run on. A game's `time_limit_s`
+is kept here: when it passes, a `time` event is judged and journaled like any other.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
-from .events import CardSeen, CardUnreadable, Event
+from .events import S, CardSeen, CardUnreadable, Event, TimeUp
 from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, Utterance
 from .rulings import Ruling
 from .session import Session
@@ -28,6 +32,7 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], int]
 RulingObserver = Callable[[Ruling], None]
+GameListener = Callable[["TableRuntime"], None]
 
 PAUSE_KINDS = {"camera_lost": "camera", "unreadable": "unreadable"}
 RESUME_KINDS = {"camera_back": "camera"}
@@ -40,30 +45,43 @@ class TableRuntime:
                  clock: Clock = time.monotonic_ns, announcer: Announcer | None = None,
                  observers: Sequence[RulingObserver] = (), recorder: Any = None,
                  amend_observers: Sequence[RulingObserver] = (),
-                 speak_counts: bool = True, idle_wake_s: float = 0.5) -> None:
+                 speak_counts: bool = True, idle_wake_s: float = 0.5, started_ns: int | None = None) -> None:
         """`recorder` (referee.journal.Recorder over this session) journals every event,
-        advance and ruling as it happens; without one, nothing is kept."""
-        self.session = session
-        self.game = session.game
+        advance and ruling as it happens; without one, nothing is kept. `started_ns`: when the
+        game began, for its time limit (default: now)."""
         self.sources = list(sources)
         self.clock = clock
+        # a sped-up simulated table's clock says how long its ns take in real seconds (its `real_s`)
+        self._real_s: Callable[[int], float] = getattr(clock, "real_s", None) or (lambda ns: ns / 1e9)
         self.announcer = announcer or MemoryAnnouncer()
         self.observers = list(observers)
         self.amend_observers = list(amend_observers)   # told when a published ruling changes (a late margin)
-        self._open_margins: list[Ruling] = []          # wins_pile rulings whose runner-up is still awaited
-        self.recorder = recorder
-        self.game_no = None if recorder is None else recorder.game_no
-        self.speak_counts = speak_counts and not self.game.opts.get("silent", False)
+        self.game_listeners: list[GameListener] = []   # told after new_game() swapped in the next game
+        self._speak_counts = speak_counts
         self.idle_wake_s = idle_wake_s
         self.inbox: queue.Queue[tuple[int, str, Event | Notice | None]] = queue.Queue()
         self.paused: set[str] = set()
         self.over = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._published = 0
-        self._calls_spoken = 0
         self._lock = threading.Lock()
-        self._ended = False
+        self._not_before: int | None = None            # events stamped earlier belong to the game before
+        self._set_game(session, recorder, self.clock() if started_ns is None else started_ns)
+
+    def _set_game(self, session: Session, recorder: Any, started_ns: int) -> None:
+        self.session = session
+        self.game = session.game
+        self.recorder = recorder
+        self.game_no = None if recorder is None else recorder.game_no
+        self.speak_counts = self._speak_counts and not self.game.opts.get("silent", False)
+        self._open_margins: list[Ruling] = []          # wins_pile rulings whose runner-up is still awaited
+        self._published = len(self.game.rulings)       # a resumed game's rulings were published before
+        self._calls_spoken = len(self.game.calls)
+        self._ended = self.game.over
+        self.started_ns = started_ns
+        self.timed_out = False                          # the game ended on its time limit
+        limit = self.game.opts.get("time_limit_s")
+        self._time_up_ns = None if limit is None or self.game.over else started_ns + int(limit * S)
 
     # ---- life cycle ---------------------------------------------------------
     def start(self) -> "TableRuntime":
@@ -89,6 +107,36 @@ class TableRuntime:
 
     def wait_over(self, timeout_s: float | None = None) -> bool:
         return self.over.wait(timeout_s)
+
+    def new_game(self, session: Session, recorder: Any = None) -> None:
+        """Play `session`'s game from now on, with the same sources, outputs and threads.
+        Events stamped before this moment still on their way belong to the old game and are dropped;
+        a pause for a lost camera stays (the camera is no better for a new game), the others end."""
+        with self._lock:
+            now = self.clock()
+            self._set_game(session, recorder, now)
+            self._not_before = now
+            self.paused.intersection_update(set(PAUSE_KINDS.values()) - {"unreadable"})
+            self.over.clear()
+        self.inbox.put((self.clock(), "", None))        # wake the consumer for the new game's deadlines
+        for listener in list(self.game_listeners):
+            try:
+                listener(self)
+            except Exception:
+                log.exception("game listener failed")
+
+    def finish_game(self) -> None:
+        """End the current game where it stands (the operator starts another): what is held is judged and the
+        journal closes the game with its standing."""
+        with self._lock:
+            if not self._ended:
+                if self.recorder is not None:
+                    self.recorder.finish()
+                else:
+                    self.session.finish()
+                self._ended = True
+            self._publish()
+        self.over.set()
 
     def __enter__(self) -> "TableRuntime":
         return self.start()
@@ -129,6 +177,7 @@ class TableRuntime:
             try:
                 if item is not None:
                     self._take(item, source, arrival_ns)
+                self._check_time(now_ns)
                 if not self.paused:
                     if self.recorder is not None:
                         self.recorder.advance(now_ns)
@@ -142,21 +191,40 @@ class TableRuntime:
             self.over.set()
 
     def next_wake_ns(self) -> int | None:
-        """When judging could next change without a new event (deadline or held event + hold-back)."""
+        """When judging could next change without a new event (deadline or held event + hold-back,
+        or the time limit)."""
         if self.paused:
             return None
         times = [t for t in (self.game.next_deadline(), self.session.arbiter.peek_time()) if t is not None]
-        return min(times) + (self.session.arbiter.holdback_ns or 0) if times else None
+        due = min(times) + (self.session.arbiter.holdback_ns or 0) if times else None
+        if self._time_up_ns is not None:
+            due = self._time_up_ns if due is None else min(due, self._time_up_ns)
+        return due
+
+    def _check_time(self, now_ns: int) -> None:
+        """The game's time limit passed: a `time` event, stamped then (or at the last judged moment, if later)."""
+        if self._time_up_ns is None or now_ns < self._time_up_ns:
+            return
+        if self.game.over:
+            self._time_up_ns = None
+            return
+        t_ns = max(self._time_up_ns, self.game.now)
+        self._time_up_ns = None
+        self.timed_out = True
+        self._take(TimeUp(t_ns), "clock", now_ns)
 
     def _sleep_s(self) -> float:
         due = self.next_wake_ns()
         if due is None:
             return self.idle_wake_s
-        return min(self.idle_wake_s, max(0.0, (due - self.clock()) / 1e9))
+        return min(self.idle_wake_s, max(0.0, self._real_s(due - self.clock())))
 
     def _take(self, item: Event | Notice, source: str, arrival: int) -> None:
         if isinstance(item, Notice):
             self._notice(item)
+            return
+        if self._not_before is not None and item.t_ns < self._not_before:
+            log.debug("dropped %r: it happened before this game began", item)
             return
         if isinstance(item, CardUnreadable):
             if self.recorder is not None:

@@ -1,8 +1,11 @@
-"""Build a working table from a TableConfig: the composition root.
+"""Build a working table from a TableConfig: the composition root of every table, real or simulated.
 
-Each `build_*` returns a real adapter when the config names hardware and a
-simulated or silent one otherwise, and every failure is a one-line TableSetupError
-("[pads] cannot open GPIO 17: ...") rather than a traceback.
+Each `build_*` returns a real adapter when the config names hardware, a
+simulated one when it names the bots' world (`[pads] backend = "bots"`,
+`[camera] source = "rendered"` or "sim"), and a silent one otherwise; every
+failure is a one-line TableSetupError ("[pads] cannot open GPIO 17: ...")
+rather than a traceback. `build_table` wires them round one TableRuntime that
+plays game after game (`Table.next_game`).
 """
 from __future__ import annotations
 
@@ -10,26 +13,30 @@ import functools
 import importlib
 import shutil
 import sys
-import time
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from referee.config import TableConfig
-from referee.events import MS
+from referee.config import GameConfig, TableConfig
 from referee.ports import SILENT_KEEP, MemoryAnnouncer, NullLights
 from referee.rulings import Ruling
 from referee.runtime import TableRuntime
-from referee.session import Session, build_game
 
 from .adapters import CameraEventSource, LightsObserver, PadEventSource
+from .clock import TableClock
 from .evidence import EvidenceKeeper
+from .game_setup import config_summary, game_options, open_game, started_at  # noqa: F401  (re-exported)
+
+__all__ = ["TableSetupError", "Table", "build_table", "build_pads", "build_camera", "build_announcer", "build_lights",
+           "open_journal", "check", "config_or_none", "load_profile", "game_options", "config_summary"]
 
 
 class TableSetupError(RuntimeError):
     """The table cannot start as configured; `str()` is one line naming the part."""
 
 
-def build_pads(config: TableConfig, *, pin_factory: Any = None) -> Any:
+def build_pads(config: TableConfig, *, pin_factory: Any = None, world: Any = None,
+               clock: TableClock | None = None) -> Any:
     pads = config.pads
     seats = config.game.players
     try:
@@ -53,7 +60,12 @@ def build_pads(config: TableConfig, *, pin_factory: Any = None) -> Any:
                               irq_pin=pads.irq_pin, pin_factory=pin_factory, **common)
         if pads.backend == "keyboard":
             from hardware.pads_keyboard import KeyboardPads
-            return KeyboardPads(pads.keys[:seats])
+            return KeyboardPads({key: seat for seat, key in enumerate(pads.keys[:seats])}, **common)
+        if pads.backend == "bots":
+            from .simulated import bots_pads
+            if world is None:
+                raise TableSetupError("[pads] bots: the bots play in a simulated world (build_table makes one)")
+            return bots_pads(config, world, clock or TableClock(), timing)
         from hardware.pads_sim import SimPads
         return SimPads(seats, debounce_ms=pads.debounce_ms, stuck_after_s=pads.stuck_after_s)
     except TableSetupError:
@@ -62,9 +74,11 @@ def build_pads(config: TableConfig, *, pin_factory: Any = None) -> Any:
         raise TableSetupError(f"[pads] {pads.backend}: {type(exc).__name__}: {exc}") from None
 
 
-def build_camera(config: TableConfig, recognizer: Any = None) -> tuple[Callable[[], Any], Any] | None:
+def build_camera(config: TableConfig, recognizer: Any = None, *, world: Any = None, clock: TableClock | None = None,
+                 controls: dict[str, Any] | None = None) -> tuple[Callable[[], Any], Any] | None:
     """(open the camera, the vision pipeline), or None when cards come from elsewhere.
-    `recognizer`: a deck learned by `referee calibrate deck` (default: the stock recognizer)."""
+    `recognizer`: a deck learned by `referee calibrate deck` (default: the stock recognizer);
+    `controls`: the picamera2 controls a calibration profile locked."""
     cam = config.camera
     if cam.source in ("sim", "none"):
         return None
@@ -74,12 +88,19 @@ def build_camera(config: TableConfig, recognizer: Any = None) -> tuple[Callable[
             pipeline = CardPipeline(cam.pile or None, recognizer=recognizer, min_conf=recognizer.min_conf)
         else:
             pipeline = CardPipeline(cam.pile or None)
+        if cam.source == "rendered":
+            from .simulated import rendered_camera
+            if world is None:
+                raise TableSetupError("[camera] rendered: draws a simulated world (build_table makes one)")
+            return rendered_camera(config, world, clock or TableClock()), pipeline
         from hardware import camera
         if cam.source == "picamera2":
-            return (lambda: camera.Picamera2Source()), pipeline
+            return (lambda: camera.Picamera2Source(fps=cam.fps)), pipeline
         if cam.source == "opencv":
             return (lambda: camera.VideoCaptureSource(cam.path or cam.device)), pipeline
         return (lambda: camera.FolderSource(cam.path, fps=cam.fps)), pipeline
+    except TableSetupError:
+        raise
     except Exception as exc:
         raise TableSetupError(f"[camera] {cam.source}: {type(exc).__name__}: {exc}") from None
 
@@ -129,19 +150,73 @@ def open_journal(config: TableConfig) -> Any:
         raise TableSetupError(f"[journal] {config.journal.path}: {exc}") from None
 
 
+class GamePipeline:
+    """The vision pipeline of a table that plays game after game: it forgets the pile when a game starts
+    (on the camera's own thread, before the next frame)."""
+
+    def __init__(self, pipeline: Any) -> None:
+        self.pipeline = pipeline
+        self._reset = threading.Event()
+
+    def reset_soon(self) -> None:
+        self._reset.set()
+
+    def feed(self, frame: Any, t_ns: int) -> list[Any]:
+        if self._reset.is_set():
+            self._reset.clear()
+            self.pipeline.reset()
+        return self.pipeline.feed(frame, t_ns)
+
+
 @dataclass
 class Table:
-    """Everything a running table holds, so it can be closed in one call."""
+    """Everything a running table holds: start it, play `next_game()` after each game, close it in one call."""
 
+    config: TableConfig
+    clock: TableClock
     runtime: TableRuntime
     pads: Any
     lights: Any
     announcer: Any
     journal: Any = None
-    game_no: int | None = None
+    world: Any = None                   # the simulated world (a bots table), else None
+    bots: Any = None
+    pipeline: GamePipeline | None = None
+    keeper: EvidenceKeeper | None = None
+    frame_listeners: list[Callable[[Any, int], None]] = field(default_factory=list)
     closers: list[Any] = field(default_factory=list)
 
+    @property
+    def game_no(self) -> int | None:
+        return self.runtime.game_no
+
+    def start(self) -> "Table":
+        self.runtime.start()
+        if self.bots is not None:
+            self.bots.start()
+        return self
+
+    def next_game(self, game: GameConfig, seed: int) -> None:
+        """Start `game` with the same pads, camera, lights, voice and journal (a new journal game)."""
+        session, recorder = open_game(self.config, game, pads=self.pads, journal=self.journal, seed=seed,
+                                      started_ns=self.clock())
+        if self.bots is not None:
+            self.bots.suspend()
+        if self.world is not None:
+            self.world.follow(session.game, self.clock())
+        if self.keeper is not None:
+            self.keeper.recorder = recorder
+        if self.pipeline is not None:
+            self.pipeline.reset_soon()
+        self.runtime.new_game(session, recorder)
+        if self.bots is not None:
+            self.bots.new_game()
+        for seat in range(game.players):
+            self.lights.show(seat, "off")
+
     def close(self) -> None:
+        if self.bots is not None:
+            self.bots.stop()
         self.runtime.stop()
         for part in (self.lights, self.announcer, self.journal, *self.closers):
             close = getattr(part, "close", None)
@@ -152,17 +227,75 @@ class Table:
                     pass
 
 
-def game_options(config: TableConfig, pads: Any) -> dict[str, Any]:
-    """The game's options, with each seat's tie margin at least what its pad can resolve."""
-    options = dict(config.game.options)
-    given = options.get("tie_us", 0)
-    per_seat = list(given) if isinstance(given, list) else [given] * config.game.players
-    tie_us = getattr(pads, "tie_us", None)
-    if callable(tie_us):
-        per_seat = [max(int(per_seat[s] if s < len(per_seat) else 0), int(tie_us(s))) for s in range(config.game.players)]
-    options["tie_us"] = per_seat
-    options.setdefault("margin_wait_ms", 60)
-    return options
+def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = False, journal: bool = True,
+                clock: TableClock | None = None, seed: int = 0, recognizer: Any = None,
+                controls: dict[str, Any] | None = None, game: GameConfig | None = None) -> Table:
+    """The table `config` describes, its first game (`game`, default the configured one, or the last unfinished
+    one with `resume`) set up but not started: `Table.start()`. `clock`: a sped-up clock for a simulated table."""
+    clock = clock or TableClock()
+    world = None
+    if config.pads.backend == "bots" or config.camera.source == "rendered":
+        from .sim_world import SimWorld
+        world = SimWorld(seed=seed)
+    pads = build_pads(config, pin_factory=pin_factory, world=world, clock=clock)
+    parts: list[Any] = [pads]
+    try:
+        lights, patterns_for = build_lights(config, pin_factory=pin_factory)
+        parts.append(lights)
+        announcer = build_announcer(config)
+        parts.append(announcer)
+        book = open_journal(config) if journal else None
+        if book is not None:
+            parts.append(book)
+        try:
+            session, recorder = open_game(config, game or config.game, pads=pads, journal=book, seed=seed,
+                                          started_ns=clock(), resume=resume)
+        except LookupError as exc:
+            raise TableSetupError(f"[journal] {config.journal.path}: {exc}") from None
+        started = clock()
+        if resume and recorder is not None and book is not None:
+            started = started_at(book.game(recorder.game_no).started_ns, started)
+        sources: list[Any] = [PadEventSource(pads)]
+        observers: list[Any] = [LightsObserver(lights, patterns_for)]
+        listeners: list[Callable[[Any, int], None]] = []
+        camera = build_camera(config, recognizer, world=world, clock=clock, controls=controls)
+        pipeline = keeper = None
+        if camera is not None:
+            open_camera, vision = camera
+            pipeline = GamePipeline(vision)
+            if recorder is not None:
+                keeper = EvidenceKeeper(recorder)
+                observers.append(keeper)
+                listeners.append(keeper.add_frame)
+            sources.append(CameraEventSource(open_camera, pipeline, frozen_after_s=config.camera.frozen_after_s,
+                                             on_frame=lambda frame, t_ns: _fan_out(listeners, frame, t_ns)))
+        elif world is not None and config.camera.source == "sim":
+            from .simulated import card_source
+            sources.append(card_source(world, clock, seed=seed))
+        parts.extend(sources)
+        runtime = TableRuntime(session, sources=sources, clock=clock, announcer=announcer, observers=observers,
+                               recorder=recorder, started_ns=started)
+        table = Table(config, clock, runtime, pads, lights, announcer, book, world=world, pipeline=pipeline,
+                      keeper=keeper, frame_listeners=listeners)
+        if world is not None:
+            from .bots import Bots
+            world.follow(session.game, clock())
+            table.bots = Bots(world, runtime, clock, seed=seed + 1)
+            runtime.observers.append(table.bots.on_ruling)
+        return table
+    except Exception:
+        for part in parts:
+            try:
+                part.close()
+            except Exception:
+                pass
+        raise
+
+
+def _fan_out(listeners: list[Callable[[Any, int], None]], frame: Any, t_ns: int) -> None:
+    """A camera frame to everyone who keeps or shows frames (evidence, the dashboard)."""
+    for listener in list(listeners):
+        listener(frame, t_ns)
 
 
 def config_or_none(path: str, command: str) -> TableConfig | None:
@@ -175,84 +308,29 @@ def config_or_none(path: str, command: str) -> TableConfig | None:
         return None
 
 
-def load_profile(config: TableConfig, path: str) -> tuple[TableConfig, Any]:
-    """Apply a calibration profile: (the config with its measurements, the learned deck or None)."""
+def load_profile(config: TableConfig, path: str) -> tuple[TableConfig, Any, dict[str, Any]]:
+    """Apply a calibration profile: (the config with its measurements, the learned deck or None,
+    the camera controls it locked)."""
     try:
+        from pathlib import Path
+
         from calibration.apply import apply_profile, deck_recognizer
         from calibration.profile import load as load_profile_file
-        from pathlib import Path
         profile = load_profile_file(path)
-        return apply_profile(config, profile), deck_recognizer(profile, Path(path).parent)
+        controls = dict(profile.camera.controls) if profile.camera is not None else {}
+        return apply_profile(config, profile), deck_recognizer(profile, Path(path).parent), controls
     except Exception as exc:
         raise TableSetupError(f"[profile] {path}: {exc}") from None
-
-
-def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = False, journal: bool = True,
-                clock: Callable[[], int] = time.monotonic_ns, seed: int = 0, recognizer: Any = None) -> Table:
-    pads = build_pads(config, pin_factory=pin_factory)
-    parts: list[Any] = [pads]
-    try:
-        lights, patterns_for = build_lights(config, pin_factory=pin_factory)
-        parts.append(lights)
-        announcer = build_announcer(config)
-        parts.append(announcer)
-        book = open_journal(config) if journal else None
-        holdback = int(config.camera.latency_ms * MS)
-        game_cfg = config.game
-        options = game_options(config, pads)
-        recorder = None
-        names = game_cfg.names or None
-        # a real table: the referee knows how many cards each hand holds, not which
-        blind = build_game(game_cfg.id, game_cfg.players, seed=seed, dealer=game_cfg.dealer, options=options,
-                           names=names, faces_known=False)
-        if book is not None:
-            from referee.journal import Recorder
-            if resume:
-                unfinished = [g for g in book.games() if not g.ended]
-                if not unfinished:
-                    raise TableSetupError(f"[journal] {config.journal.path}: no unfinished game to resume")
-                recorder = Recorder.resume(book, unfinished[-1].id)
-            else:
-                recorder = Recorder.start(book, game_cfg.id, game_cfg.players, config=config_summary(config),
-                                          holdback_ns=holdback, strict=False, seed=seed, dealer=game_cfg.dealer,
-                                          options=options, names=names, hands=[list(h) for h in blind.hands])
-            session = recorder.session
-        else:
-            session = Session(blind, holdback_ns=holdback, strict=False)
-        sources: list[Any] = [PadEventSource(pads)]
-        observers: list[Any] = [LightsObserver(lights, patterns_for)]
-        camera = build_camera(config, recognizer)
-        if camera is not None:
-            open_camera, pipeline = camera
-            keeper = EvidenceKeeper(recorder) if recorder is not None else None
-            if keeper is not None:
-                observers.append(keeper)
-            sources.append(CameraEventSource(open_camera, pipeline, frozen_after_s=config.camera.frozen_after_s,
-                                             on_frame=None if keeper is None else keeper.add_frame))
-        runtime = TableRuntime(session, sources=sources, clock=clock, announcer=announcer,
-                               observers=observers, recorder=recorder)
-        return Table(runtime, pads, lights, announcer, book, runtime.game_no)
-    except Exception:
-        for part in parts:
-            try:
-                part.close()
-            except Exception:
-                pass
-        raise
-
-
-def config_summary(config: TableConfig) -> dict[str, Any]:
-    from dataclasses import asdict
-    data = asdict(config)
-    data.pop("source", None)
-    data.get("kiosk", {}).pop("operator_pin", None)
-    return data
 
 
 def check(config: TableConfig, *, pin_factory: Any = None) -> list[tuple[bool, str]]:
     """`referee run --check`: open each part the config names, then close it."""
     lines: list[tuple[bool, str]] = [(True, f"config {config.source}: valid ({config.game.id}, {config.game.players} players)")]
-    for name, build in (("pads", lambda: build_pads(config, pin_factory=pin_factory)),
+    world = clock = None
+    if config.pads.backend == "bots":
+        from .sim_world import SimWorld
+        world, clock = SimWorld(), TableClock()
+    for name, build in (("pads", lambda: build_pads(config, pin_factory=pin_factory, world=world, clock=clock)),
                         ("lights", lambda: build_lights(config, pin_factory=pin_factory)[0]),
                         ("audio", lambda: build_announcer(config))):
         try:
@@ -261,16 +339,15 @@ def check(config: TableConfig, *, pin_factory: Any = None) -> list[tuple[bool, s
             getattr(part, "close", lambda: None)()
         except TableSetupError as exc:
             lines.append((False, str(exc)))
-    camera = build_camera_check(config)
-    lines.append(camera)
+    lines.append(build_camera_check(config, world=world, clock=clock))
     if config.audio.backend == "espeak" and shutil.which("espeak-ng") is None:
         lines.append((False, "[audio] espeak-ng not found: sudo apt install espeak-ng alsa-utils"))
     return lines
 
 
-def build_camera_check(config: TableConfig) -> tuple[bool, str]:
+def build_camera_check(config: TableConfig, *, world: Any = None, clock: TableClock | None = None) -> tuple[bool, str]:
     try:
-        built = build_camera(config)
+        built = build_camera(config, world=world, clock=clock)
     except TableSetupError as exc:
         return False, str(exc)
     if built is None:
