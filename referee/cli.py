@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import journal_cmds, replay_cmd, simulate_cmd
     replay_cmd.add_parser(sub)
     simulate_cmd.add_parser(sub)
-    journal_cmds.add_parser(sub)          # disputes, review
+    journal_cmds.add_parser(sub)          # disputes, review, journal (check, export)
     try:
         from .vision import cli as vision_cli
         vision_cli.add_parser(sub)

@@ -83,6 +83,14 @@ def classify(exc: sqlite3.Error, path: Path) -> JournalError:
     return JournalWriteError(str(path), "I/O error", detail)
 
 
+def corrupt(exc: sqlite3.Error) -> bool:
+    """SQLite found the file damaged (or a text cell that is not UTF-8: flipped bytes)."""
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    text = str(exc)
+    return (name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text
+            or "not a database" in text or "Could not decode" in text)
+
+
 def damaged(path: Path, problem: str) -> JournalDamaged:
     first = problem.strip().splitlines()
     what = next((line for line in first if not line.startswith("***")), problem)[:160]
@@ -127,7 +135,9 @@ def quick_check(db: sqlite3.Connection, path: Path) -> None:
     try:
         rows = db.execute("PRAGMA quick_check(5)").fetchall()
     except sqlite3.DatabaseError as exc:
-        raise damaged(path, str(exc)) from None
+        if corrupt(exc):
+            raise damaged(path, str(exc)) from None
+        raise                        # cannot open or lock: the caller says why (read-only, busy)
     problems = [str(r[0]) for r in rows if r and r[0] != "ok"]
     if problems:
         raise damaged(path, "; ".join(problems))

@@ -108,7 +108,8 @@ def decode_record(payload: bytes) -> list[Any]:
     while at < header:
         t, at = _varint(payload, at)
         types.append(t)
-    body, values = header, []
+    body = header
+    values: list[Any] = []
     sizes = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8, 7: 8, 8: 0, 9: 0}
     for t in types:
         if t in sizes:

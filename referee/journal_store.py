@@ -23,8 +23,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
 from .cards import Card
-from .journal_health import (DEFAULT_MIN_FREE_MB, check_file, classify, damaged, preflight, quick_check,
-                             read_only_reason)
+from .journal_health import (DEFAULT_MIN_FREE_MB, check_file, classify, corrupt, damaged, preflight, quick_check,
+                             read_only_reason, sidecars)
 from .journal_records import (EVENT_COLUMNS, FED_WAYS, GAME_COLUMNS, RULING_COLUMNS, SCHEMA, SCHEMA_VERSION,
                               Entry, EventRecord, EvidenceRecord, GameRecord, JournalError, JournalWriteError,
                               RulingRecord, UnknownRecord, dumps, entry_row, event_row, game_row, ruling_row)
@@ -55,16 +55,14 @@ class Journal:
             if create:
                 self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0, check_same_thread=False)
             else:
-                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=10.0,
-                                           check_same_thread=False)
+                self._db = self._open_reader()
         except sqlite3.Error as exc:
             raise (classify(exc, self.path) if create else JournalError(f"cannot open the journal {self.path}: {exc}")) from None
         try:
             self._setup(new, check)
         except sqlite3.Error as exc:
             self._db.close()
-            if _corrupt(exc):
+            if corrupt(exc):
                 raise damaged(self.path, str(exc)) from None
             if create:
                 raise classify(exc, self.path) from None
@@ -72,6 +70,22 @@ class Journal:
         except JournalError:
             self._db.close()
             raise
+
+    def _open_reader(self) -> sqlite3.Connection:
+        """Read-only. A clean journal (no write-ahead log) in a folder this user cannot write, where SQLite
+        cannot make its shared-memory file, is opened as immutable: nobody can be writing it."""
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=10.0, check_same_thread=False)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError as exc:
+            wal = sidecars(self.path)[0]
+            if corrupt(exc) or (wal.exists() and wal.stat().st_size > 0) or read_only_reason(self.path) is None:
+                db.close()
+                raise
+        db.close()
+        return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
 
     def _setup(self, new: bool, check: str) -> None:
         db = self._db
@@ -151,7 +165,7 @@ class Journal:
             with self._lock:
                 return self._db.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
-            if _corrupt(exc):
+            if corrupt(exc):
                 raise damaged(self.path, str(exc)) from None
             raise JournalError(f"journal read failed: {exc}") from None
         except OverflowError:            # an id beyond SQLite's integers: no such row
@@ -271,14 +285,6 @@ class Journal:
         row = self._read("SELECT (SELECT count(*) FROM events WHERE game = ?),"
                          " (SELECT count(*) FROM rulings WHERE game = ?)", (game_no, game_no))[0]
         return int(row[0]), int(row[1])
-
-
-def _corrupt(exc: sqlite3.Error) -> bool:
-    """SQLite found the file damaged (or a text cell that is not UTF-8: flipped bytes)."""
-    name = str(getattr(exc, "sqlite_errorname", "") or "")
-    text = str(exc)
-    return (name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text
-            or "not a database" in text or "Could not decode" in text)
 
 
 class _Transaction:
