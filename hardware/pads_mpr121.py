@@ -92,7 +92,7 @@ class _Hovers:
                 self._seats[seat] = _Hover(t_ns, tie_us)
 
     def touched(self, seat: int) -> None:
-        """The seat touched a pad: its hand did not flinch (until ELEPROX falls)."""
+        """The seat touched a pad: that hand did not flinch (a new hover after it has left may)."""
         if self.active:
             self._seats.setdefault(seat, _Hover(0, 0)).touched = True
 
@@ -104,8 +104,9 @@ class _Hovers:
             hover = self._seats.get(seat)
             if hover is None and delta >= self._on:
                 self._seats[seat] = _Hover(self._last_look_ns, tie_us + window_us)
-            elif hover is not None and not hover.touched and delta < self._off:
-                out.append((seat, hover.t_ns, hover.tie_us))
+            elif hover is not None and delta < self._off:          # the hand left that pad
+                if not hover.touched:
+                    out.append((seat, hover.t_ns, hover.tie_us))
                 del self._seats[seat]
         self._last_look_ns = now_ns
         return out
@@ -266,7 +267,8 @@ class Mpr121Pads(PadSource):
                                              "did not report: not judged, check the table"))
                     continue
                 delay_ns = (config.touch_delay_us if active else config.release_delay_us) * 1000
-                edges.append((channel, earliest - delay_ns if judged else read_done, active))
+                edges.append((channel, earliest - delay_ns, active))   # a release: judged or not, its
+                #   earliest time, so its debounce window cannot swallow the next touch
         if status & STATUS_OVERCURRENT and changed & STATUS_OVERCURRENT:
             notices.append(PadNotice("overcurrent", None, earliest,
                                      "the touch sensor reports over-current: check the pad wiring"))

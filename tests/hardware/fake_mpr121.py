@@ -23,7 +23,7 @@ _FAKE_MODULES = ("world", "smbus2", "lgpio", "gpiod", "gpiozero.pins.lgpio")
 
 
 def _is_fake(name: str) -> bool:
-    return name in _FAKE_MODULES or name.startswith("gpiod.")
+    return name in _FAKE_MODULES or name.startswith(("gpiod.", "smbus2."))
 
 
 @contextmanager

@@ -1,12 +1,8 @@
-"""Fake `smbus2`: I2C buses holding the MPR121 touch controllers of the world (tests/fakeos/README.md).
+"""The MPR121 of the smbus2 fake: registers and behaviour per the NXP datasheet (rev. 4/5), in real time.
 
-`SMBus(bus)` opens /dev/i2c-<bus> (bus 1, as on a Pi with I2C on, plus any bus
-world.json's `mpr121` names); a read or write at an address with no chip fails
-with OSError EREMOTEIO (121), as i2c-dev does when nothing acknowledges.
-
-Each MPR121 follows the NXP datasheet (rev. 4/5; sections below) in real time
-on CLOCK_MONOTONIC; a model thread wakes at its status updates, and every
-register access first brings the model up to now:
+A model thread wakes at the chip's status updates; every register access first
+brings the model up to now (CLOCK_MONOTONIC). Modelled, with the datasheet's
+section:
 - reset: every register 0 but 0x5C = 0x10 and 0x5D = 0x24; soft reset is 0x63
   written to 0x80 (5.1, 5.13). Writes only in stop mode, except ECR (0x5E) and
   the GPIO registers 0x73-0x7A (5.1); reads any time.
@@ -17,7 +13,8 @@ register access first brings the model up to now:
 - acquisition: a scan every ESI ms, each channel charged FFI times at CDT (first
   filter: their average); a scan longer than ESI (FFI x 2 CDT x channels)
   stretches the interval (5.8, AN3890). The second filter averages SFI scans:
-  filtered data, baselines and status update once per ESI x SFI (5.2-5.4).
+  filtered data, baselines and status update once per ESI x SFI, when the
+  block's last scan is done (5.2-5.4).
 - touch when baseline - filtered > touch threshold, release when < release
   threshold (5.6); DT/DR more detections in a row before the status moves, a
   delay of ESI x SFI x DT (5.7).
@@ -34,39 +31,30 @@ register access first brings the model up to now:
   ECR bits 5-0, and discards run-mode ECR writes until OVCF is written 1 (5.2).
 - IRQ (pin 1, open drain, active low; "Serial Communication"): pulled low at the
   update where a touch/release status bit changes, released when 0x00 or 0x01
-  is read; driven with `World.drive` on the line wired `"mpr121_irq"`.
+  is read; driven with `World.drive` on the line wired `"mpr121_irq"`, stamped
+  at the update (put on the line up to LOOK_AHEAD_NS ahead, as the chip's own
+  logic would drive it on time whatever Python's scheduling).
 - block reads auto-increment (table 2); one read of 0x00-0x2A is one moment (5.3).
 Not modelled: noise, per-electrode CDC/CDT and autoconfiguration (OOR stays 0),
 GPIO/LED functions (their registers only store bytes).
 
-Physics (not in the datasheet; counts scale with CDC x CDT against the reset
-16 µA x 0.5 µs): an electrode reads ~REST_COUNTS; a contact in world.json is a
-drop of CONTACT_DROP on its electrode from t_us to t_us + hold_us; a hover
-drops the seat's own electrodes HOVER_DROP and the adjacent seats' NEIGHBOUR_DROP.
+Hands (physics, not the datasheet): smbus2/hands.py.
 """
 from __future__ import annotations
 
-import bisect
-import errno
-import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
 
-from world import World, mpr121_key, world  # tests/fakeos is first on sys.path, as for every fake
+from world import World, mpr121_key  # tests/fakeos is first on sys.path, as for every fake
 
-REST_COUNTS = 700
-PROX_REST_COUNTS = 640
-CONTACT_DROP = 80
-HOVER_DROP = 6
-NEIGHBOUR_DROP = 2
+from .hands import Hands
 PROX = 12                          # channel index of ELEPROX (registers 0x1C/0x1D, 0x2A, 0x59/0x5A)
 _FFI = (6, 10, 18, 34)
 _SFI = (4, 6, 10, 18)
 _PROX_SETS = ((), (0, 1), (0, 1, 2, 3), tuple(range(12)))
 _ANYTIME_WRITES = frozenset({0x5E, *range(0x73, 0x7B)})
-I2C_SMBUS_BLOCK_MAX = 32
+LOOK_AHEAD_NS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -111,16 +99,14 @@ class Mpr121:
         self.key = mpr121_key(bus, address)
         self.wiring: dict[int, tuple[int, str]] = dict(w.mpr121.get(self.key, {}))
         self.irq_line = next(((chip, off) for (chip, off), wire in w.wires.items() if wire.mpr121_irq == self.key), None)
-        rng = w.random(f"mpr121:{self.key}")
-        self.rest = [REST_COUNTS + rng.randint(-20, 20) for _ in range(12)]
         self.cond = threading.Condition()
         self.status_changes: list[tuple[int, int]] = []      # (t_ns, status) at every status change
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._seg_t0: int | None = None
-        self._seg_t: list[int] = [-(1 << 62)]                   # at rest until the world starts
-        self._seg_drop: list[tuple[int, ...]] = [(0,) * 12]
+        self.hands = Hands(w, bus, address, self.wiring)
         self.irq_low = False
+        self._irq_due: int | None = None      # an edge put on the line ahead, stamped at its update
+        self._dry = False
         self._reset()
 
     # -- registers ------------------------------------------------------------
@@ -148,6 +134,8 @@ class Mpr121:
         with self.cond:
             now = time.monotonic_ns()
             self._advance(now)
+            if register in (0x80, 0x5E):
+                self._cancel_due()
             if register == 0x80:
                 if value == 0x63:
                     self._reset()
@@ -204,8 +192,15 @@ class Mpr121:
     def _assert_irq(self, t_ns: int) -> None:
         if not self.irq_low:
             self.irq_low = True
-            if self.irq_line is not None:
+            if self.irq_line is not None and self._irq_due != t_ns:
                 self.world.drive(self.irq_line[0], self.irq_line[1], t_ns, 0)
+        self._irq_due = None
+
+    def _cancel_due(self) -> None:
+        """A write stopped the chip before an edge already on the line: the line is let go at once."""
+        if self._irq_due is not None and self.irq_line is not None:
+            self.world.drive(self.irq_line[0], self.irq_line[1], self._irq_due, 1)
+        self._irq_due = None
 
     def _release_irq(self, t_ns: int) -> None:
         if self.irq_low:
@@ -214,48 +209,18 @@ class Mpr121:
                 self.world.drive(self.irq_line[0], self.irq_line[1], t_ns, 1)
 
     # -- physics --------------------------------------------------------------------
-    def _segments(self) -> None:
-        """Piecewise-constant drops [(start_ns, drops of ELE0-11)] from the world's contacts and hovers."""
-        t0 = self.world.t0_ns()
-        if t0 is None or t0 == self._seg_t0:
-            return
-        self._seg_t0 = t0
-        events: list[tuple[int, int, int]] = []                    # (t_ns, electrode, +-drop)
-        for e in self.wiring:
-            for a, b in self.world.touch_intervals(self.bus, self.address, e):
-                events += [(a, e, CONTACT_DROP), (b, e, -CONTACT_DROP)]
-        for a, b, seat in self.world.hover_intervals(self.bus, self.address):
-            for e, (s, _kind) in self.wiring.items():
-                drop = HOVER_DROP if s == seat else NEIGHBOUR_DROP if abs(s - seat) == 1 else 0
-                if drop:
-                    events += [(a, e, drop), (b, e, -drop)]
-        events.sort()
-        drops = [0] * 12
-        self._seg_t, self._seg_drop = [-(1 << 62)], [tuple(drops)]
-        for t, e, d in events:
-            drops[e] += d
-            if self._seg_t[-1] == t:
-                self._seg_drop[-1] = tuple(drops)
-            else:
-                self._seg_t.append(t)
-                self._seg_drop.append(tuple(drops))
-
-    def _counts(self, run: _Run, drops: tuple[int, ...]) -> list[int]:
-        vals = [self.rest[e] - drops[e] for e in range(12)]
-        vals.append(PROX_REST_COUNTS - sum(drops[e] for e in run.prox_set))
-        return [min(1023, max(0, round(v * run.scale))) for v in vals]
-
     def _first_level(self, run: _Run, tc: int) -> list[int]:
         """Each channel's first-filter output for the scan starting at `tc` (13 values)."""
-        i = bisect.bisect_right(self._seg_t, tc) - 1
-        here = self._counts(run, self._seg_drop[i])
-        if i + 1 >= len(self._seg_t) or self._seg_t[i + 1] > tc + run.scan_ns:
+        hands = self.hands
+        i = hands.index(tc)
+        here = hands.counts(i, run.prox_set, run.scale)
+        change = hands.next_change(tc)
+        if change is None or change > tc + run.scan_ns:
             return here
         burst = run.ffi * 2 * run.cdt_ns                              # an input changed during this scan
         for pos, c in enumerate(run.scan):
             reads = [tc + pos * burst + (2 * m + 1) * run.cdt_ns for m in range(run.ffi)]
-            vals = [self._counts(run, self._seg_drop[bisect.bisect_right(self._seg_t, t) - 1])[c] for t in reads]
-            here[c] = sum(vals) // len(vals)
+            here[c] = sum(hands.counts(hands.index(t), run.prox_set, run.scale)[c] for t in reads) // run.ffi
         return here
 
     # -- the model ------------------------------------------------------------------
@@ -264,7 +229,7 @@ class Mpr121:
         run = self.run
         if run is None:
             return
-        self._segments()
+        self.hands.refresh()
         while True:
             tc = self.run_t + self.k * run.interval_ns
             if tc + run.scan_ns > now:
@@ -293,9 +258,12 @@ class Mpr121:
                 self._track(run, c, data)
         self.acc = [0] * 13
         self.first_block = False
-        self._publish()
+        if not self._dry:
+            self._publish()
         status = self.status_word()
-        if status & 0x1FFF != before & 0x1FFF:
+        if self._dry:
+            self._dry_change = status & 0x1FFF != before & 0x1FFF
+        elif status & 0x1FFF != before & 0x1FFF:
             self.status_changes.append((t_ns, status))
             self.world.log({"fake": "smbus2", "chip": self.key, "t_ns": t_ns, "status": f"{status:#06x}"})
             self._assert_irq(t_ns)
@@ -338,12 +306,10 @@ class Mpr121:
 
     def _steady(self, run: _Run, tc: int) -> bool:
         """True when the next blocks would change nothing while the inputs stay as at `tc`."""
-        if self.first_block:
+        change = self.hands.next_change(tc)
+        if self.first_block or (change is not None and change <= tc + run.interval_ns * run.sfi):
             return False
-        i = bisect.bisect_right(self._seg_t, tc) - 1
-        if i + 1 < len(self._seg_t) and self._seg_t[i + 1] <= tc + run.interval_ns * run.sfi:
-            return False
-        vals = self._counts(run, self._seg_drop[i])
+        vals = self.hands.counts(self.hands.index(tc), run.prox_set, run.scale)
         for c in run.scan:
             data, base = vals[c], self.base[c]
             if data != self.filt[c] or self.deb[c]:
@@ -351,20 +317,17 @@ class Mpr121:
             delta = base - data
             if (delta < run.rth[c]) if self.touched[c] else (delta > run.tth[c]):
                 return False
-            if run.cl == 1 or data == base:
-                continue
-            f = run.filters[c == PROX]
-            if not (self.touched[c] and f[8] & 0x3F == 0):
+            frozen = self.touched[c] and run.filters[c == PROX][8] & 0x3F == 0
+            if not (run.cl == 1 or data == base or frozen):
                 return False
         return True
 
     def _skip(self, run: _Run, now: int) -> None:
         """Jump whole blocks while steady, up to `now` or the next change of the inputs."""
-        block_ns = run.interval_ns * run.sfi
         tc = self.run_t + self.k * run.interval_ns
-        i = bisect.bisect_right(self._seg_t, tc)
-        limit = min(now, self._seg_t[i] - 1 if i < len(self._seg_t) else now)
-        blocks = (limit - run.scan_ns - tc - (run.sfi - 1) * run.interval_ns) // block_ns
+        change = self.hands.next_change(tc)
+        limit = now if change is None else min(now, change - 1)
+        blocks = (limit - run.scan_ns - tc - (run.sfi - 1) * run.interval_ns) // (run.interval_ns * run.sfi)
         if blocks > 0:
             self.k += blocks * run.sfi
 
@@ -373,25 +336,58 @@ class Mpr121:
         run = self.run
         if run is None or self._closed:
             return None
-        if self._seg_t0 is None:
+        if self.hands.t0 is None:
             return time.monotonic_ns() + 20_000_000                   # the world has not started yet
         tc = self.run_t + self.k * run.interval_ns
         if self.k % run.sfi == 0 and self._steady(run, tc):
-            i = bisect.bisect_right(self._seg_t, tc)
-            return self._seg_t[i] if i < len(self._seg_t) else None
-        last = self.run_t + ((self.k // run.sfi + 1) * run.sfi - 1) * run.interval_ns
-        return last + run.scan_ns
+            return self.hands.next_change(tc)
+        return self._next_update(run)
+
+    def _next_update(self, run: _Run) -> int:
+        """When the block now filling ends: its last scan is done."""
+        return self.run_t + ((self.k // run.sfi + 1) * run.sfi - 1) * run.interval_ns + run.scan_ns
 
     def _start_thread(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name=f"fake-mpr121-{self.key}", daemon=True)
             self._thread.start()
 
+    def _changes_at_next_update(self, run: _Run) -> bool:
+        """Whether the next update will change the status (a dry run on a copy of the state)."""
+        names = ("acc", "filt", "base", "touched", "deb", "ncount", "fcount", "scen")
+        saved = {n: list(getattr(self, n)) for n in names}
+        k, first = self.k, self.first_block
+        self._dry, self._dry_change = True, False
+        try:
+            while True:
+                tc = self.run_t + self.k * run.interval_ns
+                for c, v in zip(range(13), self._first_level(run, tc)):
+                    self.acc[c] += v
+                self.k += 1
+                if self.k % run.sfi == 0:
+                    self._update(run, tc + run.scan_ns)
+                    return self._dry_change
+        finally:
+            for n, v in saved.items():
+                setattr(self, n, v)
+            self.k, self.first_block, self._dry = k, first, False
+
     def _loop(self) -> None:
+        """Wake for each update that may change something; an IRQ edge goes on the line up to
+        LOOK_AHEAD_NS ahead, stamped at its update (the chip pulls the line in hardware, on time)."""
         with self.cond:
             while not self._closed:
-                self._advance(time.monotonic_ns())
+                now = time.monotonic_ns()
+                self._advance(now)
                 wake = self.next_wake()
+                run = self.run
+                if run is not None and wake == self._next_update(run) and wake - now <= LOOK_AHEAD_NS \
+                        and not self.irq_low and self._irq_due is None:
+                    if self._changes_at_next_update(run) and self.irq_line is not None:
+                        self._irq_due = wake
+                        self.world.drive(self.irq_line[0], self.irq_line[1], wake, 0)
+                elif wake is not None and wake - now > LOOK_AHEAD_NS:
+                    wake -= LOOK_AHEAD_NS
                 self.cond.wait(None if wake is None else max(0.0, (wake - time.monotonic_ns()) / 1e9))
 
     def close(self) -> None:
@@ -399,121 +395,3 @@ class Mpr121:
         with self.cond:
             self._closed = True
             self.cond.notify_all()
-
-
-_CHIPS: dict[tuple[int, int], Mpr121] = {}
-_CHIPS_WORLD: list[World | None] = [None]
-_CHIPS_LOCK = threading.Lock()
-
-
-def chip(bus: int, address: int) -> Mpr121 | None:
-    """The world's MPR121 at `address` on `bus` (the same object for every SMBus), or None."""
-    w = world()
-    with _CHIPS_LOCK:
-        if _CHIPS_WORLD[0] is not w:
-            for old in _CHIPS.values():
-                old.close()
-            _CHIPS.clear()
-            _CHIPS_WORLD[0] = w
-        found = _CHIPS.get((bus, address))
-        if found is None and mpr121_key(bus, address) in w.mpr121:
-            found = _CHIPS[(bus, address)] = Mpr121(w, bus, address)
-        return found
-
-
-def close_chips() -> None:
-    """Stop every chip's model thread (a test's world is over)."""
-    with _CHIPS_LOCK:
-        for old in _CHIPS.values():
-            old.close()
-        _CHIPS.clear()
-        _CHIPS_WORLD[0] = None
-
-
-def buses() -> set[int]:
-    """The /dev/i2c-N a Pi of this world has: 1, and every bus world.json puts an MPR121 on."""
-    return {1} | {int(name.partition(":")[0]) for name in world().mpr121}
-
-
-class SMBus:
-    """smbus2.SMBus over the world's buses: the calls the project and i2cdetect-like probes use."""
-
-    def __init__(self, bus: int | str | None = None, force: bool = False) -> None:
-        self.fd: int | None = None
-        self.force = force
-        self.address: int | None = None
-        self._pointer: dict[int, int] = {}
-        if bus is not None:
-            self.open(bus)
-
-    def open(self, bus: int | str) -> None:
-        """Open /dev/i2c-<bus> (a number or that path); FileNotFoundError when the board has no such bus."""
-        number = bus if isinstance(bus, int) else int(str(bus).rpartition("-")[2])
-        if number not in buses():
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), f"/dev/i2c-{number}")
-        self.fd = number
-
-    def close(self) -> None:
-        self.fd = None
-
-    def __enter__(self) -> "SMBus":
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        self.close()
-
-    def _chip(self, i2c_addr: int) -> Mpr121:
-        if self.fd is None:
-            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-        found = chip(self.fd, i2c_addr)
-        if found is None:
-            raise OSError(errno.EREMOTEIO, os.strerror(errno.EREMOTEIO))
-        self.address = i2c_addr
-        return found
-
-    def read_byte(self, i2c_addr: int, force: bool | None = None) -> int:
-        """A plain read: the register after the last one addressed (auto-increment)."""
-        register = self._pointer.get(i2c_addr, 0)
-        value = self._chip(i2c_addr).read(register, 1)[0]
-        self._pointer[i2c_addr] = register + 1
-        return value
-
-    def write_byte(self, i2c_addr: int, value: int, force: bool | None = None) -> None:
-        """A plain write: sets the register pointer."""
-        self._chip(i2c_addr)
-        self._pointer[i2c_addr] = value
-
-    def read_byte_data(self, i2c_addr: int, register: int, force: bool | None = None) -> int:
-        return self.read_i2c_block_data(i2c_addr, register, 1)[0]
-
-    def write_byte_data(self, i2c_addr: int, register: int, value: int, force: bool | None = None) -> None:
-        if not 0 <= value <= 0xFF:
-            raise ValueError(f"byte out of range: {value}")
-        self._chip(i2c_addr).write(register, value)
-        self._pointer[i2c_addr] = register + 1
-
-    def read_word_data(self, i2c_addr: int, register: int, force: bool | None = None) -> int:
-        """SMBus word read: the low byte at `register`, the high byte after it."""
-        low, high = self.read_i2c_block_data(i2c_addr, register, 2)
-        return low | high << 8
-
-    def write_word_data(self, i2c_addr: int, register: int, value: int, force: bool | None = None) -> None:
-        self.write_i2c_block_data(i2c_addr, register, [value & 0xFF, value >> 8 & 0xFF])
-
-    def read_i2c_block_data(self, i2c_addr: int, register: int, length: int,
-                            force: bool | None = None) -> list[int]:
-        if not 0 < length <= I2C_SMBUS_BLOCK_MAX:
-            raise ValueError(f"Desired block length over {I2C_SMBUS_BLOCK_MAX} bytes" if length > 0
-                             else "Desired block length must be positive")
-        out = self._chip(i2c_addr).read(register, length)
-        self._pointer[i2c_addr] = register + length
-        return out
-
-    def write_i2c_block_data(self, i2c_addr: int, register: int, data: Sequence[int],
-                             force: bool | None = None) -> None:
-        if len(data) > I2C_SMBUS_BLOCK_MAX:
-            raise ValueError(f"Data length cannot exceed {I2C_SMBUS_BLOCK_MAX} bytes")
-        found = self._chip(i2c_addr)
-        for i, value in enumerate(data):
-            found.write(register + i, value)
-        self._pointer[i2c_addr] = register + len(data)
