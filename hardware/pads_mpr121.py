@@ -7,9 +7,10 @@ via gpiozero's lgpio factory), the status is read, and every electrode that
 changed gets that stamp less the known debounce delay (DT x ESI x SFI).
 
 How far a stamp can be from the hand (see hardware/mpr121.py "Timing"):
-- A touch shows at the first update after it: 0 to ESI x SFI late. That update
-  period is the tie margin (`MPR121Config.tie_margin_us`); electrodes changed
-  in one update share one stamp, a true tie within it.
+- A touch shows at the first update after it: 0 to ESI x SFI (+ the scan that
+  ends the update) late: the tie margin, `MPR121Config.tie_margin_us`, for a
+  touch at least SFI x its threshold deep (else `faint_tie_margin_us`).
+  Electrodes changed in one update share one stamp: a true tie within it.
 - A status read more than one update period after the edge may hold changes of
   later updates: the tie widens by that lag.
 - A change found by the watchdog (IRQ held low, its edge missed) happened some
@@ -198,7 +199,8 @@ class Mpr121Pads(PadSource):
             self.chip.set_thresholds(touch, release, targets)
 
     def poll(self, now_ns: int | None = None) -> None:
-        """Also recovers a missed IRQ edge: the line seen low on two looks 50 ms apart with no read between."""
+        """Also recovers a missed IRQ edge (the line seen low on two looks 50 ms apart with no read
+        between) and tells when the chip stopped measuring (over-current, or a reset)."""
         self._check_open()
         pin = self._irq_pin
         if pin is not None:
@@ -234,8 +236,9 @@ class Mpr121Pads(PadSource):
             since = self._seen_high_ns
             self._seen_high_ns = read_start
             changed, self._last_status = status ^ self._last_status, status
-            # The changes happened in [earliest, read_done]: the edge, or since the line was last seen high.
-            earliest = since if t_ns is None else t_ns
+            # The changes happened in [earliest, read_done]: at the edge, and after the line was last
+            # seen high (a stale edge, older than the previous read, says nothing about these).
+            earliest = since if t_ns is None else max(t_ns, since)
             window = read_done - earliest
             judged = window <= self._untimed_limit_ns
             if t_ns is not None and window <= self.update_us * 1000:

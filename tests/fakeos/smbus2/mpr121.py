@@ -106,7 +106,7 @@ class Mpr121:
         self.hands = Hands(w, bus, address, self.wiring)
         self.irq_low = False
         self._irq_due: int | None = None      # an edge put on the line ahead, stamped at its update
-        self._dry = False
+        self._dry = self._dry_change = False   # a look ahead at the next update (no side effects)
         self._reset()
 
     # -- registers ------------------------------------------------------------
@@ -368,8 +368,8 @@ class Mpr121:
                     self._update(run, tc + run.scan_ns)
                     return self._dry_change
         finally:
-            for n, v in saved.items():
-                setattr(self, n, v)
+            for n, values in saved.items():
+                setattr(self, n, values)
             self.k, self.first_block, self._dry = k, first, False
 
     def _loop(self) -> None:
