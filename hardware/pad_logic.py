@@ -133,8 +133,7 @@ class PadLogic:
                     st.stuck = True
                     out.append(PadNotice("stuck", channel.seat, now_ns,
                                          f"{spoken_pad(channel.seat)} is stuck"))
-                else:
-                    st.active, st.pressed_at_ns = False, None
+                # else its release is on its way (or was lost, and _settle gives up on it next poll)
         return out
 
     def _level(self, channel: Channel, st: _State, read_level: LevelReader | None) -> bool:

@@ -89,8 +89,12 @@ class GpiodPads(PadSource):
 
     def read_pending(self, timeout_s: float = 0.0) -> int:
         """Wait up to `timeout_s` for edges and feed all that are queued; returns how many."""
+        request = self._request
+        # Wait outside the lock: holding it through the wait would starve level reads (a Lock is not fair).
+        if request is None or not request.wait_edge_events(timeout_s):
+            return 0
         with self._io_lock:
-            if self._request is None or not self._request.wait_edge_events(timeout_s):
+            if self._request is None:
                 return 0
             events = list(self._request.read_edge_events())
         for ev in events:

@@ -93,6 +93,80 @@ class FakeOS:
         self.world.install(None)
 
 
+def stretches(low_us: int, high_us: int, pairs: int = 3) -> Any:
+    """Hypothesis: an even-length bounce list (it ends where it began), 0 to `pairs` pairs."""
+    from hypothesis import strategies as st
+    return st.lists(st.tuples(st.integers(low_us, high_us), st.integers(low_us, high_us)), max_size=pairs).map(
+        lambda ps: [v for p in ps for v in p])
+
+
+#: The slowest IRQ thread of the default world (kernel.irq_thread_us): a first bounce stretch longer than
+#: this leaves the first contact's hard-IRQ stamp in place.
+IRQ_THREAD_MAX_US = 120
+
+
+def bouncing_contacts(seats: int = 2, per_seat: int = 2, *, low_us: int = 5, high_us: int = 1500) -> Any:
+    """Hypothesis: contacts laid out in time, each seat's `per_seat` touches apart by more than a window.
+
+    Bounce stretches from `low_us` to `high_us` (a contact bounces for at most 6 of them): shorter
+    than the IRQ thread's latency they fold into one kernel event, longer they are events of their own.
+    """
+    from hypothesis import strategies as st
+    one = st.tuples(stretches(low_us, high_us), stretches(low_us, high_us), st.integers(15_000, 40_000),
+                    st.integers(0, 3_000))
+    return st.lists(one, min_size=seats * per_seat, max_size=seats * per_seat).map(
+        lambda plans: _layout(plans, seats))
+
+
+def _layout(plans: list[tuple[list[int], list[int], int, int]], seats: int) -> list[dict[str, Any]]:
+    out, free = [], [5_000 + 700 * s for s in range(seats)]
+    for i, (bounce, release, hold, gap) in enumerate(plans):
+        seat = i % seats
+        hold = max(hold, sum(bounce) + 1_000)
+        t = free[seat] + gap
+        out.append({"seat": seat, "t_us": t, "hold_us": hold, "bounce_us": bounce, "release_bounce_us": release})
+        free[seat] = t + hold + sum(release) + 25_000      # more than the 10 ms window after the release
+    return sorted(out, key=lambda c: c["t_us"])
+
+
+class KernelTap:
+    """Every event the fake kernel queues, to tell its stamps from what the pads made of them."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def __enter__(self) -> "KernelTap":
+        from gpiod import _kernel
+        _kernel.TAPS.append(self._heard)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from gpiod import _kernel
+        _kernel.TAPS.remove(self._heard)
+
+    def _heard(self, path: str, event: Any) -> None:
+        self.events.append(event)
+
+    def first_stamps(self, contacts: Iterable[Mapping[str, Any]], pins: Mapping[int, int], t0: int) -> list[int]:
+        """Per contact, the stamp of the kernel's first event on its pin while it is held."""
+        out = []
+        for c in contacts:
+            start, end = t0 + round(c["t_us"] * 1000), t0 + round((c["t_us"] + c["hold_us"]) * 1000)
+            out.append(min(e.timestamp_ns for e in self.events
+                           if e.offset == pins[c["seat"]] and start <= e.timestamp_ns < end))
+        return out
+
+
+def check_slaps(events: list[Any], contacts: list[Mapping[str, Any]], firsts: list[int], t0: int) -> None:
+    """One slap per contact, stamped as the kernel stamped its first event (software adds 0 ns), which
+    is the true first contact whenever the first bounce stretch outlasts the IRQ thread."""
+    got = sorted((e.seat, e.raw_t_ns) for e in events)
+    assert got == sorted((c["seat"], f) for c, f in zip(contacts, firsts)), "a phantom, lost or moved slap"
+    for c, f in zip(contacts, firsts):
+        if not c["bounce_us"] or c["bounce_us"][0] > IRQ_THREAD_MAX_US:
+            assert f == t0 + round(c["t_us"] * 1000)
+
+
 @pytest.fixture
 def fakeos() -> Iterator[FakeOS]:
     saved_modules = {name: mod for name, mod in sys.modules.items() if _is_fake(name)}
