@@ -76,6 +76,8 @@ class _Line:
 #: Observers of every event the kernel queues, `fn(chip_path, event)` (tests and the bench use this
 #: to tell the kernel's stamp from what the software made of it).
 TAPS: list[Callable[[str, "RawEvent"], None]] = []
+#: Observers of every event a full FIFO drops, `fn(chip_path, event)` (a real overflow, to tell from a false alarm).
+DROPS: list[Callable[[str, "RawEvent"], None]] = []
 
 _OWNERS: dict[tuple[int, str, int], "Request"] = {}
 _OWNERS_LOCK = threading.Lock()
@@ -179,7 +181,9 @@ class Request:
         line.line_seqno += 1
         seqno = line.line_seqno if len(self.lines) == 1 else line.req_seqno
         if len(self._fifo) >= self.capacity:
-            del self._fifo[0]              # kfifo_skip: the oldest event is lost
+            lost = self._fifo.pop(0)       # kfifo_skip: the oldest event is lost
+            for drop in list(DROPS):
+                drop(self.path, lost)
         event = RawEvent(line.timestamp_ns, rising, line.offset, seqno, line.line_seqno)
         self._fifo.append(event)
         line.timestamp_ns = 0
