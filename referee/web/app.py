@@ -2,12 +2,17 @@
 
 Viewers need nothing to watch. Visitor play ("Beat the bots") calls the demo
 table's handlers in `feed.actions` directly (no PIN: anyone at the stand may
-play). Operator actions go through `feed.operate`, which checks the PIN; the
-PIN comes in the `X-Operator-Pin` header or a JSON `pin` field.
+play). Operator actions need the PIN in the `X-Operator-Pin` header, checked
+(and rate-limited, see guard.PinGuard) before the body is read. Every body is
+bounded and every parameter checked against the live table (params.py) before
+a handler sees it: a malformed request is a 4xx with one line, and changes
+nothing.
 """
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import Any, Callable
@@ -18,24 +23,22 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..live import OperatorDenied, TableFeed
 from . import review_api
+from .guard import MAX_BODY, HTTPProblem, PinGuard, client_host, read_json
+from .params import OPERATOR, VISITOR, check_params
 from .stream import event_stream
 
+log = logging.getLogger(__name__)
+
 STATIC = Path(__file__).parent / "static"
-OPERATOR_ACTIONS: dict[str, frozenset[str]] = {     # action -> the parameters it takes
-    "pause": frozenset(), "resume": frozenset(), "new_game": frozenset(),
-    "change_game": frozenset({"game"}), "correct_card": frozenset({"card"}),
-    "set_hand": frozenset({"seat", "cards"}),
-}
-VISITOR_ACTIONS: dict[str, tuple[str, frozenset[str]]] = {   # route -> (feed.actions key, parameters)
-    "join": ("join", frozenset({"seat"})),
-    "slap": ("visitor_slap", frozenset({"seat"})),
-    "press": ("visitor_press", frozenset({"seat"})),
-}
+OPERATOR_ACTIONS: dict[str, frozenset[str]] = {a: frozenset(p) for a, p in OPERATOR.items()}
+VISITOR_ACTIONS: dict[str, tuple[str, frozenset[str]]] = {r: (k, frozenset(p)) for r, (k, p) in VISITOR.items()}
 NO_STORE = {"Cache-Control": "no-store"}
 MAX_STREAMS = 16       # viewers at once; each holds a worker thread while it waits for updates
+HANDLER_ERRORS = (ValueError, KeyError, TypeError, LookupError, ArithmeticError)
 
 
 def _jsonable(value: Any) -> Any:
@@ -46,19 +49,13 @@ def _jsonable(value: Any) -> Any:
         return str(value)
 
 
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=NO_STORE)
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers={**NO_STORE, **(headers or {})})
 
 
-async def json_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object ({} when empty); ValueError when it is not an object."""
-    raw = await request.body()
-    if not raw.strip():
-        return {}
-    body = json.loads(raw)
-    if not isinstance(body, dict):
-        raise ValueError("the body must be a JSON object")
-    return body
+def problem(exc: HTTPProblem) -> JSONResponse:
+    """A refused request; the connection closes after it (its body may be unread, and h11 cannot skip it)."""
+    return error(exc.status, exc.message, {"Connection": "close", **exc.headers})
 
 
 async def call_handler(handler: Callable[..., Any], params: dict[str, Any]) -> Any:
@@ -66,10 +63,51 @@ async def call_handler(handler: Callable[..., Any], params: dict[str, Any]) -> A
     return await run_in_threadpool(lambda: handler(**params))
 
 
-def create_app(feed: TableFeed, *, journal_path: str | None = None) -> Starlette:
-    """The ASGI app for one table. `app.state.closing` ends every event stream (server stop)."""
+class BodyLimit:
+    """Refuses (413) any request whose declared body exceeds `limit`, before routing or reading it."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for name, value in scope.get("headers", []):
+                if name == b"content-length" and (not value.isdigit() or len(value) > 18 or int(value) > self.limit):
+                    status = 413 if value.isdigit() else 400
+                    message = f"request body too large (at most {self.limit} bytes)" if status == 413 else \
+                        "bad request: Content-Length is not a number"
+                    await error(status, message, {"Connection": "close"})(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
+def create_app(feed: TableFeed, *, journal_path: str | None = None,
+               clock: Callable[[], float] | None = None) -> Starlette:
+    """The ASGI app for one table. `app.state.closing` ends every event stream (server stop);
+    `app.state.pins` is the PinGuard (its lockouts show on the operator panel)."""
     closing = threading.Event()
     streams = {"open": 0}
+    loop_holder: dict[str, asyncio.AbstractEventLoop] = {}
+
+    def lockout(message: str, seconds: float) -> None:
+        """Show a lockout on every operator panel, and clear it when it ends."""
+        log.warning("dashboard: %s", message)
+        feed.extra["operator_lockout"] = message
+        feed.publish({"type": "state", "state": feed.snapshot()})
+        loop = loop_holder.get("loop")
+        if loop is not None:
+            loop.call_later(seconds, unlock, message)
+
+    def unlock(message: str) -> None:
+        if feed.extra.get("operator_lockout") == message:      # not a later lockout's message
+            feed.extra.pop("operator_lockout", None)
+            feed.publish({"type": "state", "state": feed.snapshot()})
+
+    pins = PinGuard(lambda: feed.operator_pin, on_lockout=lockout, **({"clock": clock} if clock else {}))
+
+    def check_pin(request: Request) -> None:
+        loop_holder.setdefault("loop", asyncio.get_running_loop())
+        pins.check(client_host(request), request.headers.get("x-operator-pin"))
 
     async def page(_: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers=NO_STORE)
@@ -101,20 +139,24 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None) -> Starlette
             return Response(status_code=204, headers=NO_STORE)
         return Response(jpeg, media_type="image/jpeg", headers=NO_STORE)
 
+    async def run_handler(handler: Callable[..., Any], params: dict[str, Any]) -> Any:
+        try:
+            return await call_handler(handler, params)
+        except OperatorDenied:
+            raise HTTPProblem(403, "operator PIN required") from None
+        except HANDLER_ERRORS as exc:
+            raise HTTPProblem(400, " ".join(str(exc).split())[:200] or type(exc).__name__) from None
+
     async def visitor(request: Request) -> Response:
-        key, allowed = VISITOR_ACTIONS[request.url.path.rsplit("/", 1)[-1]]
+        key, spec = VISITOR[request.url.path.rsplit("/", 1)[-1]]
         handler = feed.actions.get(key)
         if handler is None:
             return error(503, "visitor play is not available at this table")
         try:
-            body = await json_body(request)
-        except ValueError as exc:
-            return error(400, f"bad request: {exc}")
-        params = {k: v for k, v in body.items() if k in allowed and v is not None}
-        try:
-            result = await call_handler(handler, params)
-        except (ValueError, KeyError, TypeError, LookupError) as exc:
-            return error(400, str(exc))
+            params = check_params(spec, await read_json(request), feed.snapshot())
+            result = await run_handler(handler, params)
+        except HTTPProblem as exc:
+            return problem(exc)
         if key == "join" and not isinstance(result, dict):
             return JSONResponse({"seat": _jsonable(result)}, headers=NO_STORE)
         return JSONResponse(_jsonable(result) if isinstance(result, dict) else {"ok": True, "result": _jsonable(result)},
@@ -132,36 +174,22 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None) -> Starlette
     async def operator(request: Request) -> Response:
         action = request.path_params["action"]
         try:
-            body = await json_body(request)
-        except ValueError as exc:
-            return error(400, f"bad request: {exc}")
-        pin = request.headers.get("x-operator-pin") or str(body.get("pin") or "")
-        try:
-            feed.check_pin(pin)               # refuse before saying anything about the action
-        except OperatorDenied:
-            return error(403, "operator PIN required")
-        if action not in OPERATOR_ACTIONS or action not in feed.actions:
-            return error(404, f"unknown operator action {action!r}")
-        params = {k: v for k, v in body.items() if k in OPERATOR_ACTIONS[action]}
-        try:
-            result = await run_in_threadpool(lambda: feed.operate(action, pin, **params))
-        except OperatorDenied:
-            return error(403, "operator PIN required")
-        except (ValueError, KeyError, TypeError, LookupError) as exc:
-            return error(400, str(exc))
+            check_pin(request)               # refuse before reading the body or saying anything about the action
+            if action not in OPERATOR or action not in feed.actions:
+                return error(404, f"unknown operator action {action[:40]!r}")
+            params = check_params(OPERATOR[action], await read_json(request), feed.snapshot())
+            result = await run_handler(lambda **p: feed.operate(action, feed.operator_pin, **p), params)
+        except HTTPProblem as exc:
+            return problem(exc)
         return JSONResponse({"ok": True, "action": action, "result": _jsonable(result)}, headers=NO_STORE)
 
     async def operator_check(request: Request) -> Response:
         """Lets the page unlock its operator panel without doing anything."""
         try:
-            body = await json_body(request)
-        except ValueError as exc:
-            return error(400, f"bad request: {exc}")
-        try:
-            feed.check_pin(request.headers.get("x-operator-pin") or str(body.get("pin") or ""))
-        except OperatorDenied:
-            return error(403, "operator PIN required")
-        return JSONResponse({"ok": True, "actions": sorted(a for a in OPERATOR_ACTIONS if a in feed.actions)},
+            check_pin(request)
+        except HTTPProblem as exc:
+            return problem(exc)
+        return JSONResponse({"ok": True, "actions": sorted(a for a in OPERATOR if a in feed.actions)},
                             headers=NO_STORE)
 
     routes = [
@@ -173,11 +201,13 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None) -> Starlette
         Route("/api/highscores", highscores),
         Route("/api/operator", operator_check, methods=["POST"]),
         Route("/api/operator/{action}", operator, methods=["POST"]),
-        *[Route(f"/api/{name}", visitor, methods=["POST"]) for name in VISITOR_ACTIONS],
-        *review_api.routes(journal_path),
+        *[Route(f"/api/{name}", visitor, methods=["POST"]) for name in VISITOR],
+        *review_api.routes(journal_path, check_pin),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes)
+    app.add_middleware(BodyLimit)
     app.state.closing = closing
     app.state.feed = feed
+    app.state.pins = pins
     return app

@@ -5,6 +5,10 @@ ASGI-native, so server-sent events are a plain async generator and the whole
 stack installs from wheels on a Pi 4 (aarch64) without a compiler; no template
 engine, ORM or JS bundler comes with them. uvicorn runs here with its pure-Python
 h11 protocol and the stdlib asyncio loop (no uvloop/httptools needed).
+
+Bound beyond this machine (any address but loopback), the dashboard refuses to
+start without an operator PIN: the PIN guards the operator's actions and the
+journal's review. Connections are capped, request heads and bodies timed.
 """
 from __future__ import annotations
 
@@ -18,9 +22,28 @@ import uvicorn
 
 from ..live import TableFeed
 from .app import create_app
+from .guard import is_loopback
+from .protocol import TimedH11Protocol
 from .watch import StateWatcher
 
 log = logging.getLogger(__name__)
+
+MIN_NETWORK_PIN = 4          # characters of PIN required before serving beyond localhost
+MAX_CONNECTIONS = 64         # beyond this uvicorn answers 503 (each viewer's stream holds one)
+KEEP_ALIVE_S = 5
+
+
+class InsecureBind(PermissionError):
+    """Binding beyond localhost without an operator PIN: `str()` is the one line to show."""
+
+
+def check_bind(host: str, pin: str) -> None:
+    """InsecureBind unless `host` is loopback or the operator PIN is set (at least MIN_NETWORK_PIN long)."""
+    if is_loopback(host) or len(pin or "") >= MIN_NETWORK_PIN:
+        return
+    where = "every network interface" if host in ("", "0.0.0.0", "::") else host
+    raise InsecureBind(f"the dashboard would be open to {where}: set an operator PIN of at least "
+                       f"{MIN_NETWORK_PIN} characters ([kiosk] operator_pin) or bind to 127.0.0.1")
 
 
 class WebServer:
@@ -50,7 +73,9 @@ class WebServer:
         return f"http://{host}:{self.port}"
 
     def start(self, timeout_s: float = 10.0) -> "WebServer":
-        """Bind (port 0: any free port, then `.port` says which) and serve in the background."""
+        """Bind (port 0: any free port, then `.port` says which) and serve in the background.
+        InsecureBind (a PermissionError) when bound beyond localhost without an operator PIN."""
+        check_bind(self.host, self.feed.operator_pin)
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -59,7 +84,9 @@ class WebServer:
         self.port = sock.getsockname()[1]
         self._socket = sock
         config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off",
-                                timeout_graceful_shutdown=1, loop="asyncio", http="h11", ws="none")
+                                timeout_graceful_shutdown=1, loop="asyncio", http=TimedH11Protocol, ws="none",
+                                limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
+                                h11_max_incomplete_event_size=16 * 1024)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
                                         name="dashboard", daemon=True)

@@ -108,7 +108,7 @@ class StageTable:
 
     # ---- stand-in handlers ---------------------------------------------------------------------
     def _register(self) -> None:
-        def record(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def record(name: str, fn: Callable[..., Any]) -> None:
             def handler(**params: Any) -> Any:
                 self.calls.append((name, params))
                 return fn(**params)

@@ -61,6 +61,9 @@
     const paused = $("paused");
     if (s.paused && s.paused.length) { paused.hidden = false; paused.textContent = `Paused: ${s.paused.join(", ")}`; }
     else paused.hidden = true;
+    const opmsg = $("opmsg");                 // a PIN lockout shows on the operator panel while it lasts
+    if (s.operator_lockout) { opmsg.className = "oprow err"; opmsg.textContent = s.operator_lockout; opmsg.dataset.lock = "1"; }
+    else if (opmsg.dataset.lock) { opmsg.textContent = ""; delete opmsg.dataset.lock; }
     const bits = [`pile ${s.pile ?? 0}`];
     if (s.top) bits.push(`top ${cardHTML(s.top)}`);
     if (s.target) bits.push(`target ${escapeHTML(s.target)}`);

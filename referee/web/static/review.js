@@ -13,8 +13,18 @@
     if (typeof us !== "number") return "";
     return Math.abs(us) < 1000 ? `${us} µs` : `${(us / 1000).toFixed(1)} ms`;
   }
+  // From another machine the review needs the operator PIN (this screen does not): asked once, kept for the tab.
+  async function authFetch(url) {
+    const pin = () => ({ "X-Operator-Pin": sessionStorage.getItem("pin") || "" });
+    let res = await fetch(url, { headers: pin() });
+    if (res.status === 403) {
+      const given = window.prompt("Operator PIN for the review");
+      if (given) { sessionStorage.setItem("pin", given); res = await fetch(url, { headers: pin() }); }
+    }
+    return res;
+  }
   async function getJSON(url) {
-    const res = await fetch(url);
+    const res = await authFetch(url);
     const data = await res.json();
     if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
     return data;
@@ -77,8 +87,10 @@
     const url = `/api/review/sheet/${n}/${r.id}.png`;
     $("sheettitle").textContent = `Game ${n}, ruling #${r.id}: ${r.kind.replace(/_/g, " ")} ${r.who}`;
     $("sheetopen").href = url;
-    $("sheet").src = url;
     $("sheetbox").hidden = false;
+    authFetch(url).then((res) => res.ok ? res.blob() : Promise.reject(new Error(`HTTP ${res.status}`)))
+      .then((blob) => { $("sheet").src = URL.createObjectURL(blob); })
+      .catch((e) => { $("sheettitle").textContent += ` (${e.message})`; });
   }
   $("sheetclose").addEventListener("click", () => { $("sheetbox").hidden = true; $("sheet").removeAttribute("src"); });
   $("all").addEventListener("change", () => { if (current !== null) loadGame(current); });
