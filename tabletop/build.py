@@ -151,21 +151,55 @@ def open_journal(config: TableConfig) -> Any:
 
 
 class GamePipeline:
-    """The vision pipeline of a table that plays game after game: it forgets the pile when a game starts
-    (on the camera's own thread, before the next frame)."""
+    """The vision pipeline of a table that plays game after game. It forgets the pile when a game starts, on
+    the camera's own thread, at the first frame captured since (a frame from before still shows the old pile).
+    And when the referee has given the pile away, the next change the camera cannot name is the pile being
+    taken, not a card: it is reported as the pile cleared, and the cards that lay there are forgotten (a card
+    picked up comes back later and must then be read as new)."""
 
     def __init__(self, pipeline: Any) -> None:
         self.pipeline = pipeline
-        self._reset = threading.Event()
+        self._reset_at: int | None = None
+        self._taken = False
+        self._lock = threading.Lock()
 
-    def reset_soon(self) -> None:
-        self._reset.set()
+    def reset_from(self, t_ns: int) -> None:
+        with self._lock:
+            self._reset_at, self._taken = t_ns, False
+
+    def pile_taken(self) -> None:
+        with self._lock:
+            self._taken = True
+
+    def __call__(self, ruling: Ruling, game: Any) -> None:
+        """A runtime observer: a ruling that left the referee's pile empty gave it away."""
+        if ruling.kind != "ignored" and not game.pile:
+            self.pile_taken()
 
     def feed(self, frame: Any, t_ns: int) -> list[Any]:
-        if self._reset.is_set():
-            self._reset.clear()
+        with self._lock:
+            due = self._reset_at is not None and t_ns >= self._reset_at
+            if due:
+                self._reset_at = None
+        if due:
             self.pipeline.reset()
-        return self.pipeline.feed(frame, t_ns)
+        events = self.pipeline.feed(frame, t_ns)
+        if events and self._taken:
+            events = self._swept(events)
+        return events
+
+    def _swept(self, events: list[Any]) -> list[Any]:
+        from referee.events import CardSeen, CardUnreadable, PileCleared
+        with self._lock:
+            self._taken = False
+        on_pile = getattr(self.pipeline, "on_pile", None)
+        seen = [e.card for e in events if isinstance(e, CardSeen)]
+        if on_pile is not None:
+            on_pile.clear()
+            on_pile.update(seen)
+        if seen or any(isinstance(e, PileCleared) for e in events):
+            return events
+        return [PileCleared(e.t_ns) if isinstance(e, CardUnreadable) else e for e in events]
 
 
 @dataclass
@@ -198,20 +232,21 @@ class Table:
 
     def next_game(self, game: GameConfig, seed: int) -> None:
         """Start `game` with the same pads, camera, lights, voice and journal (a new journal game)."""
+        now = self.clock()
         session, recorder = open_game(self.config, game, pads=self.pads, journal=self.journal, seed=seed,
-                                      started_ns=self.clock())
+                                      started_ns=now)
         if self.bots is not None:
             self.bots.suspend()
         if self.world is not None:
-            self.world.follow(session.game, self.clock())
+            self.world.follow(session.game, now)
         if self.keeper is not None:
             self.keeper.recorder = recorder
         if self.pipeline is not None:
-            self.pipeline.reset_soon()
+            self.pipeline.reset_from(now)
         self.runtime.new_game(session, recorder)
         if self.bots is not None:
             self.bots.new_game()
-        for seat in range(game.players):
+        for seat in range(min(game.players, getattr(self.lights, "seats", game.players))):
             self.lights.show(seat, "off")
 
     def close(self) -> None:
@@ -275,6 +310,9 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
         parts.extend(sources)
         runtime = TableRuntime(session, sources=sources, clock=clock, announcer=announcer, observers=observers,
                                recorder=recorder, started_ns=started)
+        if pipeline is not None:
+            watch = pipeline
+            runtime.observers.append(lambda ruling: watch(ruling, runtime.game))
         table = Table(config, clock, runtime, pads, lights, announcer, book, world=world, pipeline=pipeline,
                       keeper=keeper, frame_listeners=listeners)
         if world is not None:

@@ -1,83 +1,137 @@
-"""The kiosk demo: a whole headless game from the command line, and a demo that
-keeps its journal bounded while games go by."""
+"""The kiosk demo: a bots table built and run like any table (one runtime, game after game), its journal kept
+bounded, its visitors ("beat the bots") and the operator's dashboard actions."""
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
 
+from referee.config import GameConfig, TableConfig
+from referee.events import MS, CardSeen, Slap
 from referee.journal import Journal
-from tabletop.demo import DemoTable
+from tabletop.build import build_table
+from tabletop.clock import TableClock
+from tabletop.demo import DemoTable, demo_config
+from tabletop.kiosk import VISITOR_TIMES, HighScores, Kiosk
 from tests.conftest import ROOT
 
 
-def test_headless_demo_plays_a_whole_game_with_a_winner(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "referee", "demo", "--games", "1", "--headless",
-                           "--journal", str(tmp_path / "demo.db")],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+def short_games(seconds: float = 30.0, game: str = "slapjack") -> TableConfig:
+    """A base config whose games end on a time limit (a whole game takes minutes of table time)."""
+    return TableConfig(game=GameConfig(id=game, options={"time_limit_s": seconds}))
+
+
+def wait(predicate: Callable[[], bool], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_headless_demo_plays_two_games_through_one_runtime(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "referee", "demo", "--games", "2", "--headless", "--no-vision",
+                           "--speed", "20", "--journal", str(tmp_path / "demo.db")],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    last = done.stdout.strip().splitlines()[-1]
-    assert last.startswith("=== Game 1 (slapjack):") and "wins" in last, done.stdout[-2000:]
+    out = done.stdout
+    assert "=== Game 1 (slapjack):" in out and "=== Game 2 (slapjack-classic):" in out, out[-2000:]
+    assert "wins" in out.split("=== Game 1", 1)[1].splitlines()[0]
+    assert "Jack!" in out                                    # the rulings are printed as they are made
+    assert out.strip().splitlines()[-1].startswith("referee: stopped after 2 game(s)")
     assert "Traceback" not in done.stderr
+    with Journal(tmp_path / "demo.db") as journal:
+        games = journal.games()
+        assert [(g.game_id, g.ended) for g in games] == [("slapjack", True), ("slapjack-classic", True)]
+        for game in games:                                  # judged blind, from the pads and the camera
+            assert {e.source for e in journal.events(game.id)} >= {"pads", "camera"}
+            assert all(c is None for hand in game.hands or [] for c in hand)
+
+
+def test_the_demo_reads_rendered_cards_with_the_real_vision(tmp_path: Path) -> None:
+    results: list[Any] = []
+    demo = DemoTable(games=1, game="slapjack", speed=3.0, journal_path=tmp_path / "demo.db",
+                     base=short_games(45), on_game=lambda n, r: results.append(r))
+    assert demo.run() == 0
+    assert len(results) == 1 and results[0].cards >= 15, results
+    with Journal(tmp_path / "demo.db") as journal:
+        (game,) = journal.games()
+        seen = [e.event for e in journal.events(game.id) if isinstance(e.event, CardSeen)]
+        rulings = journal.rulings(game.id)
+    assert len(seen) >= 15 and all(e.confidence > 0.5 for e in seen)
+    assert len({str(e.card) for e in seen}) >= 12                     # the cards the bots laid, named by vision
+    assert not [r for r in rulings if r.ruling.kind == "check_table"], [r.ruling.say for r in rulings]
 
 
 def test_demo_journal_keeps_only_the_newest_games(tmp_path: Path) -> None:
-    results = []
-    demo = DemoTable(games=7, headless=True, vision=False, journal_path=tmp_path / "demo.db", keep_games=3,
-                     on_game=lambda n, r: results.append(r))
+    results: list[Any] = []
+    demo = DemoTable(games=4, speed=20.0, vision=False, journal_path=tmp_path / "demo.db", keep_games=2,
+                     base=short_games(20), on_game=lambda n, r: results.append(r))
     assert demo.run() == 0
-    assert len(results) == 7 and all(r is not None and r.ended_by == "rules" for r in results)
+    assert [r.game for r in results] == ["slapjack", "slapjack-classic", "irish-snap", "irish-snap-plus"]
     with Journal(tmp_path / "demo.db") as journal:
         games = journal.games()
-    assert len(games) == 3
-    assert [g.game_id for g in games] == [r.game for r in results[-3:]]
+    assert [g.game_id for g in games] == ["irish-snap", "irish-snap-plus"] and games[-1].id == 4
 
 
-def test_demo_voice_stays_bounded_across_games(tmp_path: Path) -> None:
-    # one silent announcer serves every game of a kiosk that runs for days: it keeps only the newest lines
-    demo = DemoTable(games=3, game="irish-snap", headless=True, vision=False, journal_path=tmp_path / "demo.db")
-    said: list[object] = []
-    demo.announcer.keep = 20
-    original = demo.announcer.say
-    demo.announcer.say = lambda u: (said.append(u), original(u))[-1]
-    assert demo.run() == 0
-    assert len(said) > 2 * 20                      # the games said more than is kept...
-    assert demo.announcer.said == said[-20:]       # ...and only the newest lines remain
+def bots_table(tmp_path: Path, *, speed: float = 10.0, seconds: float = 20.0, game: str = "irish-snap") -> Any:
+    config = demo_config(short_games(seconds, game), vision=False, speed=speed, journal=tmp_path / "demo.db")
+    return build_table(config, clock=TableClock(speed))
 
 
-def test_visitor_seat_is_left_to_the_visitor(tmp_path: Path) -> None:
-    demo = DemoTable(games=1, game="irish-snap", headless=True, vision=False, journal_path=tmp_path / "demo.db")
-    assert demo.join()["seat"] == 0
-    played = []
-    demo.on_game = lambda n, r: played.append(demo.table)
-    demo.run()
-    table = played[0]
-    assert table.sim.human_seats == {0}
-    # nobody slapped for seat 0: the bots left it to the visitor (who never slapped)
-    assert all(seat != 0 for _t, e in table.sim.arrivals for seat in [getattr(e, "seat", None)])
+def test_a_visitors_seat_is_left_to_the_visitor(tmp_path: Path) -> None:
+    table = bots_table(tmp_path)
+    kiosk = Kiosk(table, tmp_path / "demo.db")
+    try:
+        assert kiosk.join()["seat"] == 0 and table.bots.visitors == {0}
+        table.start()
+        assert table.runtime.wait_over(30)
+        slaps = [e.event for e in table.journal.events(table.game_no) if e.source == "pads"]
+    finally:
+        table.close()
+    assert slaps and all(e.seat != 0 for e in slaps)        # the bots slapped, never for the visitor
+
+
+def test_a_visitors_slap_goes_through_the_pads_and_is_timed(tmp_path: Path) -> None:
+    table = bots_table(tmp_path, speed=3.0, seconds=60)
+    kiosk = Kiosk(table, tmp_path / "demo.db")
+    try:
+        seat = kiosk.join(name="Ada")["seat"]
+        table.start()
+        wait(lambda: table.bots.last_trigger_t is not None, 40)     # a trigger lands...
+        reply = kiosk.slap(seat)                                     # ...and the visitor slaps it
+        wait(lambda: any(isinstance(e.event, Slap) and e.event.seat == seat
+                         for e in table.journal.events(table.game_no)), 5)
+    finally:
+        table.close()
+    assert len(reply["times"]) == 1 and 0 < reply["times"][0] < 5000
+    assert kiosk.best(5)[0]["name"] == "Ada" and kiosk.extra["highscores"][0]["ms"] == reply["times"][0]
 
 
 def test_a_real_pad_joins_its_seat_and_slaps(tmp_path: Path) -> None:
-    import time
-
     from hardware.pads_sim import SimPads
-
-    demo = DemoTable(games=1, game="slapjack", headless=True, vision=False, journal_path=tmp_path / "demo.db")
+    table = bots_table(tmp_path)
+    kiosk = Kiosk(table, None)
     pads = SimPads(4)
-    demo.use_pads(pads)
-    pads.slap(2, time.monotonic_ns())
-    for _ in range(50):
-        if 2 in demo.visitors:
-            break
-        time.sleep(0.05)
-    demo._stop.set()
-    pads.close()
-    assert demo.visitors[2]["name"] == "Pad 3"
-    assert demo._inbox == [("slap", 2)]
+    stop = threading.Event()
+    slapped: list[int] = []
+    table.bots.visitor_slap = lambda seat: slapped.append(seat)       # what the pad did, at the table's clock
+    try:
+        kiosk.use_pads(pads, stop)
+        pads.slap(2, time.monotonic_ns())
+        wait(lambda: slapped == [2], 5)
+    finally:
+        stop.set()
+        pads.close()
+        table.close()
+    assert kiosk.visitors[2]["name"] == "Pad 3" and table.bots.visitors == {2}
 
 
 def test_high_scores_keep_each_names_best_time_only(tmp_path: Path) -> None:
-    from tabletop.demo import HighScores
     scores = HighScores(tmp_path / "demo.db")
     for ms in (300.0, 250.0, 400.0, 260.0):
         scores.add("Ada", "slapjack", ms)
@@ -91,13 +145,50 @@ def test_high_scores_keep_each_names_best_time_only(tmp_path: Path) -> None:
 
 def test_a_visitors_reaction_times_stay_bounded(tmp_path: Path) -> None:
     # a visitor may slap all day at a kiosk: only their newest times are kept (the last 5 are shown)
-    from types import SimpleNamespace
-    from tabletop import demo as demo_module
-    demo = DemoTable(games=1, game="irish-snap", headless=True, vision=False, journal_path=tmp_path / "demo.db")
-    seat = demo.join(name="Ada")["seat"]
-    window = SimpleNamespace(decided=False, slaps={}, opened_ns=0)
-    demo.table = SimpleNamespace(runtime=SimpleNamespace(game=SimpleNamespace(window=window, game_id="irish-snap")))
-    for k in range(demo_module.VISITOR_TIMES + 15):
-        demo._reaction(seat, (200 + k) * 1_000_000)
-    times = demo.visitors[seat]["times"]
-    assert len(times) == demo_module.VISITOR_TIMES and times[-1] == 200 + demo_module.VISITOR_TIMES + 14
+    times = iter(range(200, 400))
+    bots = SimpleNamespace(visitors=set(), visitor_slap=lambda seat: float(next(times)))
+    table = SimpleNamespace(bots=bots, runtime=SimpleNamespace(game=SimpleNamespace(n=4, game_id="irish-snap")))
+    kiosk = Kiosk(table, tmp_path / "demo.db")
+    seat = kiosk.join(name="Ada")["seat"]
+    for _ in range(VISITOR_TIMES + 15):
+        reply = kiosk.slap(seat)
+    assert len(kiosk.visitors[seat]["times"]) == VISITOR_TIMES and reply["times"][-1] == 200 + VISITOR_TIMES + 14
+
+
+def test_the_operator_changes_the_game_from_the_dashboard(tmp_path: Path) -> None:
+    from tabletop.table_loop import RunOptions, run_table
+    from tests.web.helpers import http
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = demo_config(short_games(120), vision=False, speed=5.0, journal=tmp_path / "demo.db", port=port,
+                         pin="2468")
+    opts = RunOptions(command="demo", rotate=True, speed=5.0)
+    runner = threading.Thread(target=run_table, args=(config, opts), daemon=True)
+    runner.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait(lambda: _state(url) is not None, 20)
+        assert http("POST", url + "/api/operator/pause", {}, {"X-Operator-Pin": "2468"})[0] == 200
+        wait(lambda: "operator" in (_state(url) or {}).get("paused", []), 5)
+        assert http("POST", url + "/api/operator/change_game", {"game": "slapstick"}, {"X-Operator-Pin": "1"})[0] == 403
+        assert http("POST", url + "/api/operator/change_game", {"game": "slapstick"}, {"X-Operator-Pin": "2468"})[0] == 200
+        wait(lambda: (_state(url) or {}).get("game") == "slapstick", 20)
+        state = _state(url)
+        assert state is not None and len(state["players"]) == 3 and state["paused"] == [] and state["game_no"] == 2
+        assert http("POST", url + "/api/join", {"seat": 1})[1] == {"seat": 1}
+    finally:
+        opts.stop.set()
+        runner.join(15)
+    with Journal(tmp_path / "demo.db") as journal:
+        first, second = journal.games()
+    assert (first.game_id, first.ended, second.game_id) == ("slapjack", True, "slapstick")
+
+
+def _state(url: str) -> dict[str, Any] | None:
+    from tests.web.helpers import http
+    try:
+        status, body, _ = http("GET", url + "/api/state")
+    except OSError:
+        return None
+    return body.get("state") if status == 200 else None

@@ -142,3 +142,72 @@ def test_a_bounded_memory_announcer_keeps_only_its_newest_lines() -> None:
         unbounded.say(line)
     assert bounded.said == lines[-3:] and unbounded.said == lines
 
+
+
+def test_a_time_limit_ends_the_game_with_a_journaled_time_event(tmp_path) -> None:
+    # at a table nothing else says "time": the runtime does, and the journal keeps it to re-judge the game
+    from referee.journal import Journal, Recorder, resume
+    clock = FakeClock()
+    journal = Journal(tmp_path / "j.db")
+    recorder = Recorder.start(journal, "slapjack", 3, hands=hands_3(), options={"time_limit_s": 2},
+                              holdback_ns=100 * MS, strict=False)
+    seen: list[Ruling] = []
+    runtime = TableRuntime(recorder.session, clock=clock, recorder=recorder, observers=[seen.append],
+                           idle_wake_s=0.01)
+    with runtime:
+        base = clock()
+        runtime.submit(CardSeen(Card.parse("5C"), base + 500 * MS), "camera")
+        wait_for(lambda: runtime.over.is_set(), clock, base + 3000 * MS)
+    assert runtime.timed_out and runtime.game.over
+    end = [r for r in seen if r.kind == "game_over"]
+    assert end and end[0].say.startswith("Time!") and end[0].t_ns == base + 2000 * MS
+    kinds = [(e.source, type(e.event).__name__) for e in journal.events(recorder.game_no)]
+    assert ("clock", "TimeUp") in kinds and journal.game(recorder.game_no).ended
+    again = resume(journal, recorder.game_no, repair=False)
+    assert [r.kind for r in again.rulings] == [r.kind for r in runtime.game.rulings]
+    journal.close()
+
+
+def test_a_new_game_takes_over_the_sources_and_drops_what_belonged_to_the_last() -> None:
+    clock = FakeClock()
+    runtime, source, _announcer, _seen = runtime_for("slapjack", hands_3(), clock)
+    told: list[int] = []
+    runtime.game_listeners.append(lambda rt: told.append(rt.game.n))
+    with runtime:
+        base = clock()
+        source.put(CardSeen(Card.parse("5C"), base))
+        wait_for(lambda: runtime.game.cards_laid == 1, clock, base + 1000 * MS)
+        runtime.paused.add("operator")
+        clock.move_to(base + 2000 * MS)
+        second = Session.create("irish-snap", 3, hands=hands_3(), holdback_ns=100 * MS, strict=False)
+        runtime.new_game(second)
+        assert told == [3] and not runtime.over.is_set() and runtime.game is second.game
+        assert not runtime.paused                              # the last game's pause went with it
+        source.put(Slap(0, base + 1500 * MS))                  # a slap from before the new game began...
+        source.put(CardSeen(Card.parse("9D"), base + 2500 * MS))
+        wait_for(lambda: second.game.cards_laid == 1, clock, base + 4000 * MS)
+    assert not any(r.t_ns < base + 2000 * MS for r in second.game.rulings)   # ...never reached it
+    assert second.game.pile[-1].card == Card.parse("9D") and second.game.cards_laid == 1
+
+
+def test_finish_game_ends_a_game_where_it_stands_in_the_journal(tmp_path) -> None:
+    from referee.journal import Journal, Recorder
+    journal = Journal(tmp_path / "j.db")
+    recorder = Recorder.start(journal, "slapjack", 3, hands=hands_3(), holdback_ns=100 * MS, strict=False)
+    runtime = TableRuntime(recorder.session, clock=FakeClock(), recorder=recorder)
+    runtime.finish_game()
+    assert runtime.over.is_set()
+    record = journal.game(recorder.game_no)
+    assert record.ended and record.result["hands"] == [3, 3, 3]
+    journal.close()
+
+
+def test_a_sped_up_clock_wakes_the_referee_in_its_own_time() -> None:
+    class Fast(FakeClock):
+        def real_s(self, ns: int) -> float:
+            return ns / 1e9 / 10
+
+    clock = Fast()
+    runtime, source, _announcer, _seen = runtime_for("slapjack", hands_3(), clock, time_limit_s=1)
+    runtime.idle_wake_s = 5.0
+    assert abs(runtime._sleep_s() - 0.1) < 0.01        # 1 table second is a tenth of a real one
