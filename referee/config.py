@@ -34,7 +34,7 @@ class PadsConfig:
     backend: str = "sim"                 # gpio | gpiod | mpr121 | keyboard | sim | bots
     pins: list[int] = field(default_factory=list)          # slap pad per seat (gpio, gpiod lines)
     press_pins: list[int] = field(default_factory=list)    # optional press button per seat
-    chip: str = "/dev/gpiochip0"
+    chip: str = "auto"                   # gpiod: the header's chip found by its label, or a path
     debounce_ms: float = 10.0
     stuck_after_s: float = 3.0
     offsets_us: list[int] = field(default_factory=list)    # per-seat latency offsets (calibration)
@@ -177,6 +177,8 @@ def _check_meaning(config: TableConfig) -> None:
             raise ConfigError("[pads] pins: a GPIO pin is used twice")
         if any(not 0 <= p <= 27 for p in used):
             raise ConfigError("[pads] pins: GPIO numbers run from 0 to 27")
+    if pads.chip != "auto" and not pads.chip.startswith("/dev/gpiochip"):
+        raise ConfigError(f'[pads] chip: "auto" (found by its label) or a /dev/gpiochipN path, not {pads.chip!r}')
     if pads.press_pins and len(pads.press_pins) != game.players:
         raise ConfigError(f"[pads] press_pins: one per seat needed ({game.players}), or none")
     if pads.backend == "mpr121" and pads.electrodes and len(pads.electrodes) != game.players:

@@ -95,7 +95,7 @@ def build_camera(config: TableConfig, recognizer: Any = None, *, world: Any = No
             return rendered_camera(config, world, clock or TableClock()), pipeline
         from hardware import camera
         if cam.source == "picamera2":
-            return (lambda: camera.Picamera2Source(fps=cam.fps)), pipeline
+            return (lambda: camera.Picamera2Source(fps=cam.fps, controls=controls or None)), pipeline
         if cam.source == "opencv":
             return (lambda: camera.VideoCaptureSource(cam.path or cam.device)), pipeline
         return (lambda: camera.FolderSource(cam.path, fps=cam.fps)), pipeline
