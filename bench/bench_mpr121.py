@@ -10,6 +10,7 @@ between; every Slap is matched to the contact it stamps, and its error
 """
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -86,13 +87,18 @@ def run() -> list[str]:
             wait_until(w, end_ms)
             events = pads.drain()
             notices = list(pads.notices)
-            matched, phantoms, missed = match(events, contacts, w.ns(0), margin_us)
+            t0_ns = w.ns(0)
+            matched, phantoms, missed = match(events, contacts, t0_ns, margin_us)
     slaps = [e for e in events if isinstance(e.event, Slap)]
     widened = [e for e in slaps if e.tie_us > margin_us]
     errors = [err for err, _e in matched]
     within = sum(0 <= err < margin_us for err in errors)
     honest = sum(-(e.tie_us - margin_us) <= err < margin_us for err, e in matched)
-    flinches = sum(isinstance(e.event, Flinch) for e in events)
+    flinches = [e for e in events if isinstance(e.event, Flinch)]
+    hover_at = [(h["seat"], h["t_us"]) for h in hovers]
+    flinch_errors = [min(((e.t_ns - t0_ns) / 1000 - t for s, t in hover_at if s == e.seat), key=abs, default=None)
+                     for e in flinches]
+    true_flinches = sum(err is not None and abs(err) <= e.tie_us for err, e in zip(flinch_errors, flinches))
     lines = ["## MPR121 pads: slap stamp - true first contact (fakes of tests/fakeos, this machine)", "",
              f"{len(contacts)} contacts on {SEATS} seats over {end_ms / 1000:.1f} s, {len(hovers)} hovers; "
              f"stated tie margin {margin_us} µs (ESI 1 ms x SFI 4 + the 78 µs scan).", "",
@@ -107,7 +113,10 @@ def run() -> list[str]:
     lines += ["", f"Within the stated margin: {within}/{len(errors)}; within each event's own tie (widened "
               f"after a late status read): {honest}/{len(errors)}. Phantom slaps: {len(phantoms)}. "
               f"{target} the target (all within the margin, 0 phantoms, none missed).",
-              f"Flinches: {flinches} for {len(hovers)} hovers; notices: {len(notices)}."]
+              f"Flinches: {true_flinches} of {len(hovers)} hovers found at their approach (within the "
+              f"flinch's tie), {len(flinches) - true_flinches} other; notices: {len(notices)} "
+              f"({', '.join(sorted({n.kind for n in notices})) or 'none'}). Load average during the run: "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (late status reads widen ties)."]
     return lines
 
 

@@ -32,8 +32,8 @@ section:
 - IRQ (pin 1, open drain, active low; "Serial Communication"): pulled low at the
   update where a touch/release status bit changes, released when 0x00 or 0x01
   is read; driven with `World.drive` on the line wired `"mpr121_irq"`, stamped
-  at the update (put on the line up to LOOK_AHEAD_NS ahead, as the chip's own
-  logic would drive it on time whatever Python's scheduling).
+  at the update. A copy of the model runs LOOK_AHEAD_NS ahead and puts its lows
+  on the line early, so the edge is on time whatever Python's scheduling.
 - block reads auto-increment (table 2); one read of 0x00-0x2A is one moment (5.3).
 Not modelled: noise, per-electrode CDC/CDT and autoconfiguration (OOR stays 0),
 GPIO/LED functions (their registers only store bytes).
@@ -45,6 +45,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from world import World, mpr121_key  # tests/fakeos is first on sys.path, as for every fake
 
@@ -54,7 +55,8 @@ _FFI = (6, 10, 18, 34)
 _SFI = (4, 6, 10, 18)
 _PROX_SETS = ((), (0, 1), (0, 1, 2, 3), tuple(range(12)))
 _ANYTIME_WRITES = frozenset({0x5E, *range(0x73, 0x7B)})
-LOOK_AHEAD_NS = 2_000_000
+LOOK_AHEAD_NS = 50_000_000
+_STATE = ("acc", "filt", "base", "touched", "deb", "ncount", "fcount", "scen", "k", "first_block")
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,11 @@ class Mpr121:
         self._closed = False
         self.hands = Hands(w, bus, address, self.wiring)
         self.irq_low = False
-        self._irq_due: int | None = None      # an edge put on the line ahead, stamped at its update
-        self._dry = self._dry_change = False   # a look ahead at the next update (no side effects)
+        self._pending: list[int] = []            # IRQ lows on the line ahead, for updates still to come
+        self._committed = 0                      # the latest of them
+        self._ahead: dict[str, Any] | None = None   # the model's state run ahead (see _look_ahead)
+        self._ahead_t0: int | None = None
+        self._dry, self._dry_changes = False, []   # while running ahead: no side effects, changes noted
         self._reset()
 
     # -- registers ------------------------------------------------------------
@@ -134,8 +139,8 @@ class Mpr121:
         with self.cond:
             now = time.monotonic_ns()
             self._advance(now)
-            if register in (0x80, 0x5E):
-                self._cancel_due()
+            if register == 0x80 or (register == 0x5E and value & 0x3F != self.regs[0x5E] & 0x3F):
+                self._cancel_pending()
             if register == 0x80:
                 if value == 0x63:
                     self._reset()
@@ -156,6 +161,7 @@ class Mpr121:
         """Over-current on REXT: OVCF set, stop mode, status and outputs cleared (datasheet 5.2)."""
         with self.cond:
             self._advance(time.monotonic_ns())
+            self._cancel_pending()
             self.ovcf, self.run = True, None
             self.regs[0x5E] &= 0xC0
             self.touched, self.filt, self.base = [False] * 13, [0] * 13, [0] * 13
@@ -190,17 +196,21 @@ class Mpr121:
 
     # -- the IRQ output -----------------------------------------------------------
     def _assert_irq(self, t_ns: int) -> None:
+        on_line = t_ns in self._pending
+        if on_line:
+            self._pending.remove(t_ns)
         if not self.irq_low:
             self.irq_low = True
-            if self.irq_line is not None and self._irq_due != t_ns:
+            if self.irq_line is not None and not on_line:
                 self.world.drive(self.irq_line[0], self.irq_line[1], t_ns, 0)
-        self._irq_due = None
 
-    def _cancel_due(self) -> None:
-        """A write stopped the chip before an edge already on the line: the line is let go at once."""
-        if self._irq_due is not None and self.irq_line is not None:
-            self.world.drive(self.irq_line[0], self.irq_line[1], self._irq_due, 1)
-        self._irq_due = None
+    def _cancel_pending(self) -> None:
+        """A write stops or restarts the chip: IRQ lows put on the line for its future updates are
+        taken back (a zero-width glitch at each, the price of putting them there ahead)."""
+        for t in self._pending:
+            if self.irq_line is not None:
+                self.world.drive(self.irq_line[0], self.irq_line[1], t, 1)
+        self._pending, self._ahead = [], None
 
     def _release_irq(self, t_ns: int) -> None:
         if self.irq_low:
@@ -262,7 +272,8 @@ class Mpr121:
             self._publish()
         status = self.status_word()
         if self._dry:
-            self._dry_change = status & 0x1FFF != before & 0x1FFF
+            if status & 0x1FFF != before & 0x1FFF:
+                self._dry_changes.append(t_ns)
         elif status & 0x1FFF != before & 0x1FFF:
             self.status_changes.append((t_ns, status))
             self.world.log({"fake": "smbus2", "chip": self.key, "t_ns": t_ns, "status": f"{status:#06x}"})
@@ -331,64 +342,46 @@ class Mpr121:
         if blocks > 0:
             self.k += blocks * run.sfi
 
-    def next_wake(self) -> int | None:
-        """When the model thread should look again (None: nothing can change before a register write)."""
-        run = self.run
-        if run is None or self._closed:
-            return None
-        if self.hands.t0 is None:
-            return time.monotonic_ns() + 20_000_000                   # the world has not started yet
-        tc = self.run_t + self.k * run.interval_ns
-        if self.k % run.sfi == 0 and self._steady(run, tc):
-            return self.hands.next_change(tc)
-        return self._next_update(run)
-
-    def _next_update(self, run: _Run) -> int:
-        """When the block now filling ends: its last scan is done."""
-        return self.run_t + ((self.k // run.sfi + 1) * run.sfi - 1) * run.interval_ns + run.scan_ns
-
     def _start_thread(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name=f"fake-mpr121-{self.key}", daemon=True)
             self._thread.start()
 
-    def _changes_at_next_update(self, run: _Run) -> bool:
-        """Whether the next update will change the status (a dry run on a copy of the state)."""
-        names = ("acc", "filt", "base", "touched", "deb", "ncount", "fcount", "scen")
-        saved = {n: list(getattr(self, n)) for n in names}
-        k, first = self.k, self.first_block
-        self._dry, self._dry_change = True, False
+    def _state(self) -> dict[str, Any]:
+        return {n: list(v) if isinstance(v, list) else v for n in _STATE for v in [getattr(self, n)]}
+
+    def _look_ahead(self, horizon: int) -> None:
+        """Run a copy of the model on to `horizon` and put the IRQ lows it makes on the line now, each
+        stamped at its update: the chip pulls the line in hardware, on time, whatever Python's
+        scheduling of this thread. Only a write that stops or restarts the chip changes that future."""
+        if self.run is None or self.irq_line is None:
+            return
+        real = self._state()
+        if self._ahead is None or self._ahead["k"] < self.k or self._ahead_t0 != self.hands.t0:
+            self._ahead = self._state()                      # (re)start from the model as it is now
+        for n, v in self._ahead.items():
+            setattr(self, n, v)
+        self._dry, self._dry_changes = True, []
         try:
-            while True:
-                tc = self.run_t + self.k * run.interval_ns
-                for c, v in zip(range(13), self._first_level(run, tc)):
-                    self.acc[c] += v
-                self.k += 1
-                if self.k % run.sfi == 0:
-                    self._update(run, tc + run.scan_ns)
-                    return self._dry_change
+            self._advance(horizon)
         finally:
-            for n, values in saved.items():
-                setattr(self, n, values)
-            self.k, self.first_block, self._dry = k, first, False
+            self._ahead, self._ahead_t0 = self._state(), self.hands.t0
+            for n, v in real.items():
+                setattr(self, n, v)
+            self._dry = False
+        for t in self._dry_changes:
+            if t > self._committed:
+                self.world.drive(self.irq_line[0], self.irq_line[1], t, 0)
+                self._pending.append(t)
+                self._committed = t
 
     def _loop(self) -> None:
-        """Wake for each update that may change something; an IRQ edge goes on the line up to
-        LOOK_AHEAD_NS ahead, stamped at its update (the chip pulls the line in hardware, on time)."""
         with self.cond:
             while not self._closed:
                 now = time.monotonic_ns()
                 self._advance(now)
-                wake = self.next_wake()
-                run = self.run
-                if run is not None and wake == self._next_update(run) and wake - now <= LOOK_AHEAD_NS \
-                        and not self.irq_low and self._irq_due is None:
-                    if self._changes_at_next_update(run) and self.irq_line is not None:
-                        self._irq_due = wake
-                        self.world.drive(self.irq_line[0], self.irq_line[1], wake, 0)
-                elif wake is not None and wake - now > LOOK_AHEAD_NS:
-                    wake -= LOOK_AHEAD_NS
-                self.cond.wait(None if wake is None else max(0.0, (wake - time.monotonic_ns()) / 1e9))
+                self._look_ahead(now + LOOK_AHEAD_NS)
+                self.cond.wait(None if self.run is None else LOOK_AHEAD_NS / 4e9)
 
     def close(self) -> None:
         """Stop the model thread (the chip stops answering for this world)."""
