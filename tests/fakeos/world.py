@@ -14,11 +14,12 @@ import json
 import logging
 import os
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 log_ = logging.getLogger(__name__)
 
@@ -38,7 +39,6 @@ class WorldError(ValueError):
 @dataclass(frozen=True)
 class Chip:
     """A gpiochip of the board: `/dev/gpiochipN`, its label and its number of lines."""
-
     path: str
     label: str
     lines: int
@@ -47,7 +47,6 @@ class Chip:
 @dataclass(frozen=True)
 class Kernel:
     """Kernel timing: IRQ thread latency range, lgpio's poll period, event FIFO size (None: kernel default)."""
-
     irq_thread_us: tuple[float, float] = (20.0, 120.0)
     lgpio_poll_us: float = 500.0
     event_fifo: int | None = None
@@ -56,7 +55,6 @@ class Kernel:
 @dataclass(frozen=True)
 class Wire:
     """What is wired to a line: a pad of (seat, kind), or an MPR121's IRQ output ("bus:0xaddr")."""
-
     idle: int
     seat: int | None = None
     kind: str | None = None
@@ -66,7 +64,6 @@ class Wire:
 @dataclass(frozen=True)
 class Contact:
     """A hand on a pad: closes at t_us (true first contact), bounces, opens after hold_us (bouncing)."""
-
     seat: int
     kind: str
     t_us: float
@@ -87,14 +84,10 @@ class Contact:
             out.append((t, closed))
         return out
 
-    def end_us(self) -> float:
-        return self.t_us + self.hold_us + sum(self.release_bounce_us)
-
 
 @dataclass(frozen=True)
 class PileCard:
     """A card lying on the pile: position as fractions of the pile region, angle in degrees."""
-
     card: str
     x: float
     y: float
@@ -105,7 +98,6 @@ class PileCard:
 @dataclass(frozen=True)
 class Hand:
     """A hand over the pile covering `cover` (0..1) of it."""
-
     seat: int
     cover: float
     t_ns: int
@@ -115,7 +107,6 @@ class Hand:
 @dataclass(frozen=True)
 class Scene:
     """What a camera over the pile would see: cards bottom to top, hands over them."""
-
     cards: tuple[PileCard, ...] = ()
     hands: tuple[Hand, ...] = ()
 
@@ -123,58 +114,65 @@ class Scene:
 @dataclass(frozen=True)
 class CameraFault:
     """A camera fault: `error` (one capture raises; until_ns None), `stall` or `gone` until until_ns."""
-
     kind: str
     t_ns: int
     until_ns: int | None
 
 
-def _keys(where: str, data: Any, required: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
-    if not isinstance(data, dict):
-        raise WorldError(f"{where}: expected an object, got {data!r}")
-    unknown = set(data) - required - set(optional)
-    if unknown:
-        raise WorldError(f"{where}: unknown key(s) {sorted(unknown)}")
-    missing = required - set(data)
-    if missing:
-        raise WorldError(f"{where}: missing key(s) {sorted(missing)}")
-    return data
+NUM, SIGNED = "number >= 0", "number"      # schema leaf types besides int and str (times may be < 0)
 
 
-def _num(where: str, value: Any, *, low: float | None = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise WorldError(f"{where}: expected a number, got {value!r}")
-    if low is not None and value < low:
-        raise WorldError(f"{where}: must be >= {low}, got {value!r}")
-    return float(value)
-
-
-def _int(where: str, value: Any, low: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise WorldError(f"{where}: expected an int >= {low}, got {value!r}")
+def _check(where: str, value: Any, schema: Any) -> Any:
+    """Validate `value` against a schema: a leaf type, a tuple of allowed values, [item], or an object
+    whose keys ending in "?" are optional ("*": names chosen by the author). Unknown keys are errors."""
+    if isinstance(schema, tuple):
+        ok = value in schema
+    elif schema is int:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    elif schema in (NUM, SIGNED):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (schema == SIGNED or value >= 0)
+    elif schema is str:
+        ok = isinstance(value, str)
+    elif isinstance(schema, list):
+        if not isinstance(value, list):
+            raise WorldError(f"{where}: expected a list, got {value!r}")
+        return [_check(f"{where}[{i}]", v, schema[0]) for i, v in enumerate(value)]
+    else:
+        if not isinstance(value, dict):
+            raise WorldError(f"{where}: expected an object, got {value!r}")
+        if "*" in schema:
+            return {k: _check(f"{where}.{k}", v, schema["*"]) for k, v in value.items()}
+        keys = {k.rstrip("?"): k.endswith("?") for k in schema}
+        unknown, missing = set(value) - set(keys), {k for k, opt in keys.items() if not opt} - set(value)
+        if unknown or missing:
+            raise WorldError(f"{where}: unknown key(s) {sorted(unknown)}, missing key(s) {sorted(missing)}")
+        for k, v in value.items():
+            _check(f"{where}.{k}", v, schema[k + "?" if keys[k] else k])
+        return value
+    if not ok:
+        raise WorldError(f"{where}: expected {getattr(schema, '__name__', schema)}, got {value!r}")
     return value
 
 
-def _kind(where: str, value: Any) -> str:
-    if value not in ("slap", "press"):
-        raise WorldError(f"{where}: kind must be 'slap' or 'press', got {value!r}")
-    return str(value)
-
-
-def _stretches(where: str, value: Any) -> tuple[float, ...]:
-    if not isinstance(value, list) or len(value) % 2:
-        raise WorldError(f"{where}: expected an even-length list of µs (it must end where it began)")
-    out = tuple(_num(f"{where}[{i}]", v) for i, v in enumerate(value))
-    if any(v <= 0 for v in out):
-        raise WorldError(f"{where}: every stretch must be longer than 0 µs")
-    return out
-
-
-def _obj(where: str, data: Any) -> dict[str, Any]:
-    """An object whose keys are names chosen by the author (lines, MPR121s, electrodes)."""
-    if not isinstance(data, dict):
-        raise WorldError(f"{where}: expected an object, got {data!r}")
-    return data
+_KIND = ("slap", "press")
+_STRETCHES = [NUM]
+SCHEMA: dict[str, Any] = {
+    "seed?": int,
+    "board?": {"revision": str, "chips?": [{"path": str, "label": str, "lines": int}]},
+    "kernel?": {"irq_thread_us?": [NUM], "lgpio_poll_us?": NUM, "event_fifo?": int},
+    "lines?": {"*": {"seat?": int, "kind?": _KIND, "idle?": (0, 1), "mpr121_irq?": str}},
+    "mpr121?": {"*": {"electrodes": {"*": {"seat": int, "kind?": _KIND}}}},
+    "contacts?": [{"seat": int, "kind?": _KIND, "t_us": SIGNED, "hold_us": NUM, "bounce_us?": _STRETCHES,
+                   "release_bounce_us?": _STRETCHES}],
+    "hovers?": [{"seat": int, "t_us": SIGNED, "until_us": SIGNED}],
+    "cards?": [{"t_us": SIGNED, "card": str, "x": NUM, "y": NUM, "angle?": SIGNED}],
+    "hands?": [{"seat": int, "t_us": SIGNED, "until_us": SIGNED, "cover": NUM}],
+    "sweeps?": [{"t_us": SIGNED}],
+    "camera?": {"faults?": [{"kind": ("error", "stall", "gone"), "t_us": SIGNED, "until_us?": SIGNED}]},
+    # ALSA's cards, read by bin/aplay and bin/espeak-ng (README "sound"); checked here too
+    "sound?": {"cards?": [{"index": int, "id": str, "name": str, "devices?": [int], "busy?": (True, False),
+                           "iec958_only?": (True, False)}], "user_server?": (True, False)},
+}
 
 
 def chip_path(chip: str) -> str:
@@ -207,95 +205,61 @@ class World:
 
     # -- loading -------------------------------------------------------------
     def _parse(self, spec: dict[str, Any]) -> None:
-        _keys("world.json", spec, set(), {"seed", "board", "kernel", "lines", "mpr121", "contacts", "hovers",
-                                           "cards", "hands", "sweeps", "camera"})
-        self.seed = _int("seed", spec.get("seed", 0))
-        board = _keys("board", spec.get("board", DEFAULT_BOARD), {"revision"}, {"chips"})
-        rev = board["revision"]
+        _check("world.json", spec, SCHEMA)
+        self.seed = spec.get("seed", 0)
+        board = spec.get("board", DEFAULT_BOARD)
         try:
-            self.revision = int(str(rev), 16)
+            self.revision = int(board["revision"], 16)
         except ValueError:
-            raise WorldError(f"board.revision: expected a hex string, got {rev!r}") from None
-        self.chips: tuple[Chip, ...] = tuple(
-            Chip(str(c["path"]), str(c["label"]), _int(f"board.chips[{i}].lines", c["lines"], 1))
-            for i, c in enumerate(_keys(f"board.chips[{i}]", c, {"path", "label", "lines"})
-                                  for i, c in enumerate(board.get("chips", DEFAULT_BOARD["chips"]))))
+            raise WorldError(f"board.revision: expected a hex string, got {board['revision']!r}") from None
+        self.chips = tuple(Chip(c["path"], c["label"], c["lines"]) for c in board.get("chips", DEFAULT_BOARD["chips"]))
         paths = [c.path for c in self.chips]
-        if len(set(paths)) != len(paths) or not all(p.startswith("/dev/gpiochip") for p in paths):
+        if len(set(paths)) != len(paths) or not all(re.fullmatch(r"/dev/gpiochip\d+", p) for p in paths):
             raise WorldError(f"board.chips: paths must be distinct /dev/gpiochipN, got {paths}")
-        k = _keys("kernel", spec.get("kernel", {}), set(), {"irq_thread_us", "lgpio_poll_us", "event_fifo"})
-        lo, hi = k.get("irq_thread_us", [20, 120])
-        fifo = k.get("event_fifo")
-        self.kernel = Kernel((_num("irq_thread_us", lo), _num("irq_thread_us", hi)),
-                             _num("lgpio_poll_us", k.get("lgpio_poll_us", 500.0), low=1.0),
-                             None if fifo is None else _int("event_fifo", fifo, 1))
-        if hi < lo:
-            raise WorldError("kernel.irq_thread_us: [low, high] with low <= high")
-        self.mpr121: dict[str, dict[int, tuple[int, str]]] = {}
-        for name, board_ in _obj("mpr121", spec.get("mpr121", {})).items():
-            electrodes = _keys(f"mpr121.{name}", board_, {"electrodes"})["electrodes"]
-            self.mpr121[name] = {
-                _int(f"mpr121.{name}", int(e)): (_int("seat", w["seat"]), _kind(f"mpr121.{name}.{e}", w.get("kind", "slap")))
-                for e, w in ((e, _keys(f"mpr121.{name}.electrodes.{e}", w, {"seat"}, {"kind"}))
-                             for e, w in _obj(f"mpr121.{name}.electrodes", electrodes).items())}
-        self.wires: dict[tuple[str, int], Wire] = {}
-        for name, w in _obj("lines", spec.get("lines", {})).items():
-            self.wires[self._line_key(name)] = self._wire(name, w)
+        k = spec.get("kernel", {})
+        irq = tuple(k.get("irq_thread_us", (20, 120)))
+        if len(irq) != 2 or irq[0] > irq[1] or k.get("lgpio_poll_us", 1) <= 0 or k.get("event_fifo", 1) < 1:
+            raise WorldError(f"kernel: irq_thread_us is [low, high], lgpio_poll_us and event_fifo > 0: {k}")
+        self.kernel = Kernel((float(irq[0]), float(irq[1])), float(k.get("lgpio_poll_us", 500)), k.get("event_fifo"))
+        self.mpr121 = {name: {int(e): (w["seat"], w.get("kind", "slap")) for e, w in chip["electrodes"].items()}
+                       for name, chip in spec.get("mpr121", {}).items()}
+        self.wires = {self._line_key(name): self._wire(name, w) for name, w in spec.get("lines", {}).items()}
         self.contacts = tuple(sorted((self._contact(i, c) for i, c in enumerate(spec.get("contacts", []))),
                                      key=lambda c: c.t_us))
         ends: dict[tuple[int, str], float] = {}
         for c in self.contacts:
             if c.t_us < ends.get((c.seat, c.kind), float("-inf")):
                 raise WorldError(f"contacts: seat {c.seat} {c.kind} at {c.t_us} µs overlaps the one before")
-            ends[(c.seat, c.kind)] = c.end_us()
-        self.hovers = tuple((_num("hovers.t_us", h["t_us"]), _num("hovers.until_us", h["until_us"]), _int("seat", h["seat"]))
-                            for h in (_keys("hovers[]", h, {"seat", "t_us", "until_us"}) for h in spec.get("hovers", [])))
-        self._cards = tuple(sorted(((_num("cards.t_us", c["t_us"]), str(c["card"]), _num("x", c["x"]), _num("y", c["y"]),
-                                     _num("angle", c.get("angle", 0.0), low=None))
-                                    for c in (_keys("cards[]", c, {"t_us", "card", "x", "y"}, {"angle"})
-                                              for c in spec.get("cards", []))), key=lambda c: c[0]))
-        self._hands = tuple((_int("seat", h["seat"]), _num("cover", h["cover"]), _num("t_us", h["t_us"]),
-                             _num("until_us", h["until_us"]))
-                            for h in (_keys("hands[]", h, {"seat", "t_us", "until_us", "cover"})
-                                      for h in spec.get("hands", [])))
-        self._sweeps = tuple(sorted(_num("sweeps.t_us", _keys("sweeps[]", s, {"t_us"})["t_us"])
-                                    for s in spec.get("sweeps", [])))
-        faults = _keys("camera", spec.get("camera", {}), set(), {"faults"}).get("faults", [])
-        self._faults: list[tuple[str, float, float | None]] = []
-        for i, f in enumerate(faults):
-            kind = f.get("kind") if isinstance(f, dict) else None
-            needs_until = kind in ("stall", "gone")
-            if kind not in ("error", "stall", "gone"):
-                raise WorldError(f"camera.faults[{i}]: kind must be error, stall or gone")
-            _keys(f"camera.faults[{i}]", f, {"kind", "t_us"} | ({"until_us"} if needs_until else set()))
-            self._faults.append((kind, _num("t_us", f["t_us"]), _num("until_us", f["until_us"]) if needs_until else None))
+            ends[(c.seat, c.kind)] = c.t_us + c.hold_us + sum(c.release_bounce_us)
+        self.hovers = tuple((h["t_us"], h["until_us"], h["seat"]) for h in spec.get("hovers", []))
+        self._cards = sorted((c["t_us"], c["card"], c["x"], c["y"], c.get("angle", 0.0)) for c in spec.get("cards", []))
+        self._hands = tuple((h["seat"], h["cover"], h["t_us"], h["until_us"]) for h in spec.get("hands", []))
+        self._sweeps = sorted(sw["t_us"] for sw in spec.get("sweeps", []))
+        self._faults = [(f["kind"], f["t_us"], f.get("until_us")) for f in spec.get("camera", {}).get("faults", [])]
+        if any((until is None) != (kind == "error") for kind, _, until in self._faults):
+            raise WorldError("camera.faults: stall and gone need until_us, error has none")
 
     def _line_key(self, name: str) -> tuple[str, int]:
         chip, _, offset = name.partition(":")
-        path = chip_path(chip)
-        found = self.chip(path)
+        found = self.chip(chip_path(chip))
         if found is None or not offset.isdigit() or int(offset) >= found.lines:
             raise WorldError(f"lines: {name!r} is not a line of a chip on the board")
-        return path, int(offset)
+        return found.path, int(offset)
 
-    def _wire(self, name: str, w: Any) -> Wire:
-        if isinstance(w, dict) and "mpr121_irq" in w:
-            _keys(f"lines.{name}", w, {"mpr121_irq"}, {"idle"})
-            if w["mpr121_irq"] not in self.mpr121:
-                raise WorldError(f"lines.{name}: no MPR121 {w['mpr121_irq']!r} in 'mpr121'")
-            return Wire(idle=_int("idle", w.get("idle", 1)), mpr121_irq=str(w["mpr121_irq"]))
-        _keys(f"lines.{name}", w, {"seat"}, {"kind", "idle"})
-        idle = w.get("idle", 1)
-        if idle not in (0, 1):
-            raise WorldError(f"lines.{name}.idle: 0 or 1")
-        return Wire(idle=idle, seat=_int("seat", w["seat"]), kind=_kind(f"lines.{name}", w.get("kind", "slap")))
+    def _wire(self, name: str, w: dict[str, Any]) -> Wire:
+        if ("seat" in w) == ("mpr121_irq" in w) or ("kind" in w and "seat" not in w):
+            raise WorldError(f"lines.{name}: either a pad (seat, kind) or an MPR121's IRQ (mpr121_irq)")
+        if "mpr121_irq" in w and w["mpr121_irq"] not in self.mpr121:
+            raise WorldError(f"lines.{name}: no MPR121 {w['mpr121_irq']!r} in 'mpr121'")
+        return Wire(w.get("idle", 1), w.get("seat"), w.get("kind", "slap") if "seat" in w else None, w.get("mpr121_irq"))
 
-    def _contact(self, i: int, c: Any) -> Contact:
-        _keys(f"contacts[{i}]", c, {"seat", "t_us", "hold_us"}, {"kind", "bounce_us", "release_bounce_us"})
-        contact = Contact(_int("seat", c["seat"]), _kind(f"contacts[{i}]", c.get("kind", "slap")),
-                          _num(f"contacts[{i}].t_us", c["t_us"]), _num(f"contacts[{i}].hold_us", c["hold_us"]),
-                          _stretches(f"contacts[{i}].bounce_us", c.get("bounce_us", [])),
-                          _stretches(f"contacts[{i}].release_bounce_us", c.get("release_bounce_us", [])))
+    def _contact(self, i: int, c: dict[str, Any]) -> Contact:
+        contact = Contact(c["seat"], c.get("kind", "slap"), c["t_us"], c["hold_us"],
+                          tuple(c.get("bounce_us", ())), tuple(c.get("release_bounce_us", ())))
+        for stretches in (contact.bounce_us, contact.release_bounce_us):
+            if len(stretches) % 2 or any(v <= 0 for v in stretches):
+                raise WorldError(f"contacts[{i}]: bounce lists have even length (they end where they began), "
+                                 "every stretch > 0 µs")
         if sum(contact.bounce_us) >= contact.hold_us:
             raise WorldError(f"contacts[{i}]: bounce_us must end before hold_us")
         return contact
@@ -590,7 +554,3 @@ def world() -> World:
             folder = os.environ.get(ENV)
             _WORLD = _read(Path(folder)) if folder else World()
         return _WORLD
-
-
-__all__: Sequence[str] = ("World", "WorldError", "Chip", "Kernel", "Wire", "Contact", "PileCard", "Hand",
-                          "Scene", "CameraFault", "world", "install", "load", "chip_path", "mpr121_key", "ENV")
