@@ -111,7 +111,8 @@ class Mpr121:
         self._committed = 0                      # the latest of them
         self._ahead: dict[str, Any] | None = None   # the model's state run ahead (see _look_ahead)
         self._ahead_t0: int | None = None
-        self._dry, self._dry_changes = False, []   # while running ahead: no side effects, changes noted
+        self._dry = False                        # while running ahead: no side effects...
+        self._dry_changes: list[int] = []        # ...and the updates that change the status noted
         self._reset()
 
     # -- registers ------------------------------------------------------------
