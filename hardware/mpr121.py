@@ -94,8 +94,8 @@ class MPR121Config:
     charge_time_code: int = 1                   # CDT: 0.5 µs * 2**(code-1)
     first_filter: int = 6                       # FFI samples: 6, 10, 18 or 34
     second_filter: int = 4                      # SFI samples: 4, 6, 10 or 18
-    touch_debounce: int = 0                     # DT samples; 0 reports on the first sample
-    release_debounce: int = 0                   # DR samples
+    touch_debounce: int = 0                     # DT: detections (updates) more in a row; 0: the first
+    release_debounce: int = 0                   # DR, the same for releases
     hover_threshold: int = 4                    # per-electrode delta of a hand above that pad (flinch)
 
     def __post_init__(self) -> None:
