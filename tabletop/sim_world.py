@@ -91,21 +91,21 @@ class SimWorld:
             self.row = isinstance(game, Slapstick)
             self.twin = self._twin_of(game)
             for name in MIRRORED:
-                setattr(game, name, self._mirror(name, getattr(game, name)))
+                setattr(game, name, self._mirror(game, name, getattr(game, name)))
             self._touch()
 
-    def _mirror(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    def _mirror(self, game: Game, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
         def mirrored(*args: Any) -> Any:
             try:
                 return original(*args)
             finally:
-                self._follow_call(name, args)
+                self._follow_call(game, name, args)
         return mirrored
 
-    def _follow_call(self, name: str, args: tuple[Any, ...]) -> None:
+    def _follow_call(self, game: Game, name: str, args: tuple[Any, ...]) -> None:
         with self.lock:
             twin, referee = self.twin, self.referee
-            if twin is None or referee is None:
+            if twin is None or referee is not game:     # a call the last game was still making: not this twin's
                 return
             try:
                 getattr(twin, name)(*args)

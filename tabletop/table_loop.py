@@ -155,8 +155,11 @@ def _dashboard(table: Table, plan: GamePlan, kiosk: Any, opts: RunOptions) -> An
     from .dashboard import make_feed, serve_dashboard
     kiosk_config = table.config.kiosk
     feed = make_feed(table, plan, kiosk)
+    from referee.web import InsecureBind
     try:
         server = serve_dashboard(feed, table, host=kiosk_config.bind, port=kiosk_config.port)
+    except InsecureBind as exc:                  # configured open to the network without a PIN: refuse to start
+        raise TableSetupError(f"[kiosk] bind: {exc}") from None
     except (OSError, RuntimeError) as exc:
         print(f"referee {opts.command}: warning: no dashboard on {kiosk_config.bind}:{kiosk_config.port}: {exc}",
               file=sys.stderr)
