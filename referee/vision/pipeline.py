@@ -10,6 +10,7 @@ never cards.
 """
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
@@ -19,6 +20,7 @@ import numpy as np
 
 from ..cards import Card
 from ..events import CardSeen, CardUnreadable, Event, PileCleared
+from . import landing
 from .index_detect import WORK_SIDE
 from .recognize import MIN_CONFIDENCE, SUIT_PARTNER, Detection, recognize
 
@@ -33,6 +35,10 @@ UNREADABLE_HINT = 0.5
 # closer look's crop reaches twice as far (room for a glyph's surroundings), and is worth it only when it is at
 # most CLOSER_MAX_SHARE of the region's longer side
 CHANGE_SLACK = 0.03
+# a landing whose corners read as some card at least this surely, and never named, was a card (CardUnreadable);
+# a swept pile changes at least this share of the region
+SAW_CARD = 0.3
+SWEPT_CHANGE = 0.02
 CLOSER_MAX_SHARE = 0.8
 
 
@@ -92,8 +98,10 @@ class ChangeBox:
 Recognizer = Callable[..., list[Detection]]  # (image, *, min_conf, include_unsure) like recognize()
 
 
-class CardPipeline:
-    """Feed it (frame, t_ns) in capture order; it returns the events each frame completes."""
+class SettlePipeline:
+    """Feed it (frame, t_ns) in capture order; it returns the events each frame completes. Reads the pile once
+    the region has been still for `settle_frames` (the reader before landings were read; `CardPipeline` keeps
+    it where a landing could not be read)."""
 
     def __init__(self, region: PileRegion | Sequence[int] | None = None, *, settle_frames: int = 3,
                  still_level: float = 2.5, change_level: float = 0.004, min_conf: float = PIPELINE_MIN_CONFIDENCE,
@@ -251,3 +259,201 @@ class CardPipeline:
         hsv = cv2.cvtColor(cv2.resize(img, (96, 96)), cv2.COLOR_BGR2HSV)
         paper = (hsv[..., 2] > 150) & (hsv[..., 1] < 60)
         return float(paper.mean()) < 0.03
+
+
+class CardPipeline(SettlePipeline):
+    """Feed it (frame, t_ns[, full]) in capture order; it returns the events each frame completes.
+
+    Reads the landing, not the still pile: while a card lands its outline is found in the change and its index
+    corners are read from `full` (the camera's full-resolution frame of the same instant, any size with the
+    frame's proportions; the watch frame itself when None) on the first frames it has nearly stopped, before a
+    hand can cover it. `pending_since` is the stamp of the first frame of a landing not yet named or found
+    unreadable (None otherwise): the arbiter need hold slaps only while it is set. What the landing read cannot
+    name surely is left to the settled view, read as `SettlePipeline` does.
+    """
+
+    def __init__(self, region: PileRegion | Sequence[int] | None = None, *, still_share: float = 0.003, pending_area: float = 0.01, move_max: float = 0.12,
+                 **kwargs: object) -> None:
+        self.still_share = still_share
+        self.pending_area = pending_area
+        self.move_max = move_max
+        self.cpu_read_ns = 0        # CPU spent reading landings' corners (for the bench)
+        self.reads = 0
+        super().__init__(region, **kwargs)  # type: ignore[arg-type]
+
+    def reset(self) -> None:
+        super().reset()
+        self._pending_t: int | None = None
+        self._frame_no = 0
+        self._widths: list[float] = []
+        self._calm: tuple[np.ndarray, int] | None = None
+        self._new_landing()
+
+    def _new_landing(self) -> None:
+        self._quad: landing.CardQuad | None = None
+        self._evidence = landing.Evidence(self.min_conf)
+        self._saw_card = False
+
+    @property
+    def pending_since(self) -> int | None:
+        """t_ns of the first frame of a landing not yet named or found unreadable, else None."""
+        return self._pending_t
+
+    @property
+    def card_width(self) -> float | None:
+        """The cards' width in region px, learned from the landings named (None until three were)."""
+        return float(np.median(self._widths)) if len(self._widths) >= 3 else None
+
+    @staticmethod
+    def _thumb(img: np.ndarray) -> np.ndarray:
+        return landing.watch_thumb(img)
+
+    @staticmethod
+    def _skin(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        shape = (max(1, round(landing.WATCH_WIDTH * h / w)), landing.WATCH_WIDTH)
+        skin = landing.skin_mask(landing.colour_thumb(img, shape))
+        return cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # not pink ink edges
+
+    def _exposed(self, thumb: np.ndarray) -> np.ndarray:
+        """`thumb` brought to the settled view's exposure (the camera's exposure and gain drift; a card or a
+        hand changes far less than half the view, so the median ratio over a sample is the exposure's)."""
+        ref = self._ref
+        assert ref is not None
+        a, b = thumb[::4, ::4].astype(np.float32), ref[::4, ::4].astype(np.float32)
+        ok = (b > 20) & (b < 235) & (a > 5) & (a < 250)
+        if np.count_nonzero(ok) < 0.3 * ok.size:
+            return thumb
+        gain = float(np.median(a[ok] / b[ok]))
+        return thumb if abs(gain - 1) < 0.03 else cv2.convertScaleAbs(thumb, alpha=1 / gain)
+
+    def feed(self, frame: np.ndarray, t_ns: int, full: np.ndarray | None = None) -> list[Event]:
+        """Process one frame captured at `t_ns` (never re-stamped); `full` is the same instant at full resolution."""
+        if self._last_t is not None and t_ns < self._last_t:
+            raise ValueError("frames must arrive in capture order")
+        self._last_t = t_ns
+        self._frame_no += 1
+        img = self.region.crop(frame) if self.region else frame
+        thumb = self._thumb(img)
+        if self._ref is None:
+            super().feed(frame, t_ns)   # the first frame is the pile as it is; read it silently
+            return []
+        thumb = self._exposed(thumb)
+        moving = cv2.absdiff(thumb, self._prev) > 15
+        self._prev = thumb
+        changed = cv2.absdiff(thumb, self._ref) > 25
+        if self._calm is not None:
+            self._absorb(img, thumb, changed, moving)
+        if self._burst_t is None:
+            if np.count_nonzero(changed) < self.change_level * changed.size and \
+                    np.count_nonzero(moving) < self.still_share * moving.size:
+                return []
+            self._burst_t, self._still = t_ns, 0
+            self._new_landing()
+        skin = cv2.subtract(self._skin(img), self._ref_skin)   # a skin-toned table is not a hand
+        events = self._land(img, full, frame.shape, thumb, changed, skin, t_ns)
+        if events:
+            return events
+        self._still = self._still + 1 if np.count_nonzero(moving) < self.still_share * moving.size else 0
+        if self._still < self.settle_frames:
+            return []
+        if self._skin_fraction(img) > self.hand_area:
+            self._still = 0  # a hand is resting over the pile: wait for it to leave
+            return []
+        return self._settle_burst(img, thumb)
+
+    def _absorb(self, img: np.ndarray, thumb: np.ndarray, changed: np.ndarray, moving: np.ndarray) -> None:
+        """Just after a landing was named: the card's last slide (inside its grown outline) is taken into the
+        settled view instead of opening a burst; skin there is not (a hand arriving opens one)."""
+        assert self._calm is not None and self._ref is not None
+        zone, left = self._calm
+        inside = (zone > 0) & ~(self._skin(img) > 0)
+        self._ref = np.where(inside, thumb, self._ref)
+        changed &= ~inside
+        moving &= ~inside
+        self._calm = (zone, left - 1) if left > 1 else None
+
+    def _land(self, img: np.ndarray, full: np.ndarray | None, frame_shape: tuple[int, ...], thumb: np.ndarray,
+              changed: np.ndarray, skin: np.ndarray, t_ns: int) -> list[Event]:
+        """One frame of a burst: raise the landing signal, find the newest card, read it when nearly still."""
+        near_skin = cv2.dilate(skin, np.ones((3, 3), np.uint8)) > 0
+        card_change = (changed & ~near_skin).astype(np.uint8) * 255
+        if self._pending_t is None:
+            solid = cv2.morphologyEx(card_change, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            if np.count_nonzero(solid) < self.pending_area * solid.size:
+                return []
+            self._pending_t = t_ns
+        scale = img.shape[1] / thumb.shape[1]
+        quad = landing.find_card(card_change, scale, self.card_width)
+        if quad is None:
+            return []
+        prev, self._quad = self._quad, quad
+        if prev is None or quad.moved(prev) > self.move_max * quad.width:
+            return []
+        started = time.thread_time_ns()
+        covered = [self._covered(w / np.float32(scale), skin) for w in landing.corner_windows(quad)]
+        found = self._read(img, full, frame_shape, quad, covered)
+        self.cpu_read_ns += time.thread_time_ns() - started
+        self.reads += 1
+        if found is None:
+            return []
+        card, conf = found
+        stamp = self._pending_t
+        self.on_pile[card] += 1
+        self._widths = (self._widths + [min(quad.width, quad.height)])[-9:]
+        grow = landing.CardQuad(quad.corners / np.float32(scale)).mask(thumb.shape, grow=2.0)
+        keep = cv2.dilate(skin, np.ones((5, 5), np.uint8)) > 0
+        self._ref = np.where(keep, self._ref, thumb)  # type: ignore[arg-type]
+        self._calm = (grow, 4)
+        self._burst_t = self._pending_t = None
+        self._new_landing()
+        return [CardSeen(card, stamp, conf)]
+
+    def _read(self, img: np.ndarray, full: np.ndarray | None, frame_shape: tuple[int, ...],
+              quad: landing.CardQuad, covered: list[bool]) -> tuple[Card, float] | None:
+        """The index corners of `quad` no hand covers, read on this frame and added to the landing's evidence;
+        its decision."""
+        source, q = img, quad
+        if full is not None:
+            sx, sy = full.shape[1] / frame_shape[1], full.shape[0] / frame_shape[0]
+            ox, oy = (self.region.x, self.region.y) if self.region else (0, 0)
+            source, q = full, quad.scaled(sx, sy, ox * sx, oy * sy)
+        patches = landing.corner_patches(source, q)
+        for corner, patch in enumerate(patches):
+            if covered[corner]:
+                continue
+            found = [d for d in self.recognizer(patch, min_conf=0.0, include_unsure=True)
+                     if not self.on_pile[d.card] and landing.in_index(d.center, patch.shape)]
+            self._saw_card |= any(d.confidence >= SAW_CARD for d in found)
+            self._evidence.add(self._frame_no, corner, found)
+        return self._evidence.decide()
+
+    @staticmethod
+    def _covered(window: np.ndarray, skin: np.ndarray) -> bool:
+        """Whether skin lies over a corner's window (thumbnail px)."""
+        m = np.zeros(skin.shape, np.uint8)
+        cv2.fillConvexPoly(m, np.round(window).astype(np.int32), 255)
+        inside = max(1, np.count_nonzero(m))
+        return np.count_nonzero(skin & m) > landing.SKIN_IN_CORNER * inside
+
+    def _settle_burst(self, img: np.ndarray, thumb: np.ndarray) -> list[Event]:
+        """The burst has settled without a landing named: a pile swept away (no card stock left, or the bare
+        table again) is PileCleared without a read; otherwise the still view is read (`SettlePipeline`),
+        stamped with the landing's first frame. A card seen landing and never named is unreadable, never
+        silence."""
+        self._burst_t = self._pending_t or self._burst_t
+        stamp, saw = self._burst_t, self._saw_card
+        assert stamp is not None and self._ref is not None
+        self._pending_t = None
+        self._new_landing()
+        changed = float(np.count_nonzero(cv2.absdiff(thumb, self._ref) > 30)) / thumb.size
+        if self.on_pile and changed > SWEPT_CHANGE and (self._looks_empty(img) or self._is_empty_table(thumb)):
+            self.on_pile.clear()
+            self._burst_t = None
+            self._ref = thumb
+            self._ref_skin = cv2.dilate(self._skin(img), np.ones((3, 3), np.uint8))
+            return ([CardUnreadable(stamp, 0.0)] if saw else []) + [PileCleared(stamp)]
+        events = self._settled(img, thumb)
+        if saw and not any(isinstance(e, (CardSeen, CardUnreadable)) for e in events):
+            events.insert(0, CardUnreadable(stamp, 0.0))
+        return events

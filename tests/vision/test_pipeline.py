@@ -1,4 +1,7 @@
-"""The frame pipeline on rendered drop sequences: right cards, right order, first-frame stamps."""
+"""The frame pipeline on rendered drop sequences: right cards, right order, first-frame stamps.
+
+`CardPipeline` reads landings and keeps the settled-view reader as its fallback; the tests of that reader's own
+rules (closer look, unreadable rather than silence, where a new name may lie) run it alone as `SettlePipeline`."""
 from __future__ import annotations
 
 import random
@@ -10,11 +13,11 @@ from referee.cards import Card, standard_deck
 from referee.events import CardSeen, CardUnreadable, PileCleared
 from referee.vision import pipeline, render
 from referee.vision import recognize as recognize_module
-from referee.vision.pipeline import CardPipeline
+from referee.vision.pipeline import CardPipeline, SettlePipeline
 from referee.vision.simulate import PileSimulator
 
 
-def _run(sim: PileSimulator, pipe: CardPipeline | None = None) -> list:
+def _run(sim: PileSimulator, pipe: SettlePipeline | None = None) -> list:
     pipe = pipe or CardPipeline()
     events = []
     for frame, t_ns in sim.frames():
@@ -137,7 +140,7 @@ def test_rendered_row_never_drops_a_card_silently(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(recognize_module, "SECOND_LOOK_FLOOR", 1.0)
     deck = random.Random(8).sample(standard_deck(), 52)[:12]
     sim = PileSimulator(deck, seed=8, row=True, hands=0.0, size=480)
-    events = _run(sim)
+    events = _run(sim, SettlePipeline())
     seen = [e.card for e in events if isinstance(e, CardSeen)]
     unreadable = [e for e in events if isinstance(e, CardUnreadable)]
     assert set(seen) <= set(deck)
@@ -150,10 +153,11 @@ def test_closer_look_names_small_row_cards(monkeypatch: pytest.MonkeyPatch) -> N
     # the recognizer's own second look is turned off, so the closer look is measured alone
     deck = random.Random(8).sample(standard_deck(), 52)[:12]
     monkeypatch.setattr(recognize_module, "SECOND_LOOK_FLOOR", 1.0)
-    seen = [e for e in _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480)) if isinstance(e, CardSeen)]
+    seen = [e for e in _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480), SettlePipeline())
+            if isinstance(e, CardSeen)]
     assert [e.card for e in seen] == deck
     monkeypatch.setattr(pipeline, "CLOSER_MAX_SHARE", 0.0)  # no closer look either
-    without = _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480))
+    without = _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480), SettlePipeline())
     assert len([e for e in without if isinstance(e, CardSeen)]) < len(deck)
 
 
@@ -204,7 +208,7 @@ class _WholeReader:
 def test_a_new_name_away_from_the_change_did_not_just_land(where: tuple[float, float], named: bool) -> None:
     # an old card first read surely now (or misread) is not the card this burst brought: wrong stamp, wrong card
     reader = _WholeReader(Card.parse("9C"), where)
-    pipe = CardPipeline(recognizer=reader)
+    pipe = SettlePipeline(recognizer=reader)
     frames = _patch_frames()
     pipe.feed(frames[0], 0)
     reader.card = Card.parse("9D")  # from now on the reader names a card the first view did not show

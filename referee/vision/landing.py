@@ -1,0 +1,237 @@
+"""Read a card as it lands: its outline in the change, its two index corners, evidence over frames.
+
+The watch loop keeps a small grey thumbnail of the pile region (`watch_thumb`,
+cheap enough for a Raspberry Pi at 30 fps). While something changes, the
+newest card is the card-sized quadrilateral in the change against the last
+settled view, leaving out skin (`find_card`); once it has nearly stopped
+moving, its two index corners are cut upright from the camera's
+full-resolution frame (`corner_patches`) and read; `Evidence` names the card
+when the corners and frames agree surely enough.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from ..cards import Card
+from .recognize import Detection
+
+WATCH_WIDTH = 160          # thumbnail width (px) of the pile region the watch loop compares
+CARD_ASPECT = (1.22, 1.62)  # long over short side of a found outline (a card is 1.4; blur and overlap widen it)
+MIN_FILL = 0.55            # the change must fill this share of its rotated box: a card, not a ring or an arm
+CORNER_W = 0.36            # an index corner's window: this share of the card's width across...
+CORNER_H = 0.54            # ... and this share down its long side, from the card's corner
+CORNER_OUT = 0.05          # and this much beyond the outline (a found outline can fall short of the card)
+PATCH_CARD_W = 170         # the card's width in the upright patches (px): index ranks ~29 px tall
+SKIN_IN_CORNER = 0.02      # a corner with more new skin than this (share of its window) is not read
+INDEX_REACH = (0.75, 0.8)  # an index's centre lies within these shares of its patch's width and height
+
+
+def watch_thumb(img: np.ndarray) -> np.ndarray:
+    """The region as a small grey image (green channel, 2x subsampled, then area-averaged to WATCH_WIDTH):
+    ~0.04 ms for 640x480, against ~0.9 ms for a grey conversion and area shrink of the whole region."""
+    h, w = img.shape[:2]
+    step = 2 if w >= 2 * WATCH_WIDTH else 1
+    green = img[::step, ::step, 1] if img.ndim == 3 else img[::step, ::step]
+    size = (WATCH_WIDTH, max(1, round(WATCH_WIDTH * h / w)))
+    return cv2.resize(green, size, interpolation=cv2.INTER_AREA)
+
+
+def colour_thumb(img: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The region in colour at the thumbnail's `shape`, by plain subsampling (only for the skin test)."""
+    h, w = img.shape[:2]
+    fy, fx = max(1, h // shape[0]), max(1, w // shape[1])
+    small = img[::fy, ::fx]
+    if small.shape[:2] != tuple(shape[:2]):
+        small = cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_NEAREST)
+    return small
+
+
+def skin_mask(small_bgr: np.ndarray) -> np.ndarray:
+    """Skin-coloured pixels (uint8 0/255): hands and arms over the pile."""
+    ycc = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2YCrCb)
+    return cv2.inRange(ycc, (40, 135, 80), (245, 175, 128))
+
+
+@dataclass(frozen=True)
+class CardQuad:
+    """A card's outline: corners (4x2, region px) in order round the card, corners[0] -> corners[1] a short
+    side, so the index corners are corners[0] and corners[2]."""
+
+    corners: np.ndarray
+
+    @property
+    def center(self) -> np.ndarray:
+        return self.corners.mean(0)
+
+    @property
+    def width(self) -> float:
+        return float(np.linalg.norm(self.corners[1] - self.corners[0]))
+
+    @property
+    def height(self) -> float:
+        return float(np.linalg.norm(self.corners[2] - self.corners[1]))
+
+    def moved(self, other: CardQuad) -> float:
+        """How far (px) the corners moved from `other`'s (a card turned half round is the same outline)."""
+        a, b = self.corners, other.corners
+        return float(min(np.abs(a - b).max(), np.abs(a - np.roll(b, 2, 0)).max()))
+
+    def scaled(self, sx: float, sy: float, dx: float = 0.0, dy: float = 0.0) -> CardQuad:
+        return CardQuad((self.corners * np.float32([sx, sy]) + np.float32([dx, dy])).astype(np.float32))
+
+    def mask(self, shape: tuple[int, ...], grow: float = 0.0) -> np.ndarray:
+        """The outline filled (uint8 0/255) in an image of `shape`, grown by `grow` px each way."""
+        c = self.center
+        pts = c + (self.corners - c) * (1 + 2 * grow / max(1.0, min(self.width, self.height)))
+        m = np.zeros(shape[:2], np.uint8)
+        cv2.fillConvexPoly(m, np.round(pts).astype(np.int32), 255)
+        return m
+
+
+def find_card(change: np.ndarray, scale: float, card_w: float | None = None) -> CardQuad | None:
+    """The newest card's outline in a change mask (uint8 0/255, thumbnail px), in region px (`scale` region px
+    per thumbnail px), or None. A card over old cards changes only where ink differs (its own index and pips,
+    the ink it hides) and where it lies over the table, so nearby changes are grouped and the group's rotated
+    box is taken: it must have a card's proportions and, when `card_w` (region px) is known, a card's size; a
+    box short of a card (plain paper over paper changed nothing) is grown round its centre to the card's size.
+    The largest group that fits wins."""
+    clean = cv2.morphologyEx(change, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    groups = cv2.dilate(clean, np.ones((7, 7), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(groups, connectivity=8)
+    best: tuple[float, CardQuad] | None = None
+    expect = None if card_w is None else card_w / scale        # card width in thumbnail px
+    for i in range(1, n):
+        x, y, w, h, _area = stats[i]
+        if max(w, h) < 6 or (expect is not None and max(w, h) < 0.9 * expect):
+            continue
+        ys, xs = np.nonzero((labels[y:y + h, x:x + w] == i) & (clean[y:y + h, x:x + w] > 0))
+        if len(xs) < 12:
+            continue
+        pts = np.column_stack([xs + x, ys + y]).astype(np.float32)
+        hull = cv2.convexHull(pts)
+        (cx, cy), (bw, bh), ang = cv2.minAreaRect(hull)
+        bw, bh = bw + 1, bh + 1                                  # pixel centres to pixel edges
+        short, long_ = min(bw, bh), max(bw, bh)
+        if short < 3 or cv2.contourArea(hull) < MIN_FILL * bw * bh:
+            continue
+        if expect is None:
+            if not CARD_ASPECT[0] <= long_ / short <= CARD_ASPECT[1]:
+                continue
+        else:
+            if not (0.75 * expect <= short <= 1.2 * expect and 0.75 * 1.4 * expect <= long_ <= 1.2 * 1.4 * expect):
+                continue
+            grow = (max(short, expect), max(long_, 1.4 * expect))
+            bw, bh = grow if bw <= bh else grow[::-1]
+        box = cv2.boxPoints(((cx, cy), (bw, bh), ang)).astype(np.float32)
+        if np.linalg.norm(box[1] - box[0]) > np.linalg.norm(box[2] - box[1]):
+            box = np.roll(box, 1, 0)           # start on a short side
+        quad = CardQuad(((box + 0.5) * scale).astype(np.float32))
+        if best is None or len(xs) > best[0]:
+            best = (len(xs), quad)
+    return None if best is None else best[1]
+
+
+def corner_windows(quad: CardQuad) -> list[np.ndarray]:
+    """The two index corners' windows (4x2, quad px) that `corner_patches` cuts, for a hand-over-it test."""
+    out = []
+    for first in (0, 2):
+        p = np.roll(quad.corners, -first, 0)
+        ux, uy = p[1] - p[0], (p[3] - p[0]) / 1.4
+        out.append(np.float32([p[0] + a * ux + b * uy for a, b in
+                               ((-CORNER_OUT, -CORNER_OUT), (CORNER_W, -CORNER_OUT), (CORNER_W, CORNER_H),
+                                (-CORNER_OUT, CORNER_H))]))
+    return out
+
+
+def corner_patches(image: np.ndarray, quad: CardQuad, card_w: int = PATCH_CARD_W) -> list[np.ndarray]:
+    """The card's two index corners cut upright from `image` (quad in its px), each `card_w * CORNER_W` wide
+    plus the margin: corners[0]'s and, turned half round, corners[2]'s. A card much larger in `image` than
+    `card_w` is shrunk by area first, so thin strokes are not lost between samples."""
+    q = quad.corners.astype(np.float32)
+    shrink = min(1.0, card_w / max(1.0, quad.width))
+    if shrink < 0.6:           # area-shrink the card's box first: a warp alone samples every other stroke away
+        x0, y0 = np.floor(q.min(0)).astype(int) - 2
+        x1, y1 = np.ceil(q.max(0)).astype(int) + 3
+        x0, y0 = max(0, x0), max(0, y0)
+        x1, y1 = min(image.shape[1], x1), min(image.shape[0], y1)
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            return []
+        f = 1.0 / math.floor(1.0 / shrink)
+        roi = image[y0:y1, x0:x1]
+        image = cv2.resize(roi, (max(1, round(roi.shape[1] * f)), max(1, round(roi.shape[0] * f))),
+                           interpolation=cv2.INTER_AREA)
+        q = (q - np.float32([x0, y0])) * np.float32([image.shape[1] / roi.shape[1], image.shape[0] / roi.shape[0]])
+    W, H = float(card_w), card_w * 1.4
+    m = CORNER_OUT * W
+    pw, ph = round(CORNER_W * W + m), round(CORNER_H * W + m)
+    out = []
+    for first in (0, 2):
+        src = np.roll(q, -first, 0)
+        dst = np.float32([[m, m], [W + m, m], [W + m, H + m], [m, H + m]])
+        M = cv2.getPerspectiveTransform(src, dst)
+        out.append(cv2.warpPerspective(image, M, (pw, ph), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    return out
+
+
+def in_index(xy: tuple[float, float], shape: tuple[int, ...]) -> bool:
+    """Whether a reading centred at `xy` (patch px) is where a corner's index lies: near the patch's corner, not
+    an old card's index showing at its far edges."""
+    w, h = shape[1], shape[0]
+    return 0 <= xy[0] <= INDEX_REACH[0] * w and 0 <= xy[1] <= INDEX_REACH[1] * h
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One corner read on one frame: the card named there and how surely (none: nothing read)."""
+
+    frame: int
+    corner: int
+    card: Card | None
+    confidence: float
+
+
+@dataclass
+class Evidence:
+    """Corner readings of one landing, over frames; `decide()` names the card when they agree surely enough.
+
+    A card is named when both corners of one frame read it (one at least `sure`, the other at least `floor`),
+    or one corner reads it at least `sure` on `frames_needed` frames; never while another card has been read
+    at `floor` or more on any corner (the readings then disagree: the settled view decides).
+    """
+
+    sure: float
+    floor: float = 0.5
+    frames_needed: int = 2
+    readings: list[Reading] = field(default_factory=list)
+
+    def add(self, frame: int, corner: int, found: list[Detection]) -> None:
+        best = max(found, key=lambda d: d.confidence, default=None)
+        self.readings.append(Reading(frame, corner, best.card if best else None, best.confidence if best else 0.0))
+
+    def rivals(self, card: Card) -> bool:
+        return any(r.card is not None and r.card != card and r.confidence >= self.floor for r in self.readings)
+
+    def decide(self) -> tuple[Card, float] | None:
+        sure = [r for r in self.readings if r.card is not None and r.confidence >= self.sure]
+        for r in sorted(sure, key=lambda r: -r.confidence):
+            if self.rivals(r.card):  # type: ignore[arg-type]
+                continue
+            other = [o for o in self.readings if o.frame == r.frame and o.corner != r.corner and o.card == r.card
+                     and o.confidence >= self.floor]
+            frames = {o.frame for o in sure if o.card == r.card}
+            if other or len(frames) >= self.frames_needed:
+                return r.card, r.confidence  # type: ignore[return-value]
+        return None
+
+
+Reader = Callable[[np.ndarray], list[Detection]]
+
+
+def read_corners(patches: list[np.ndarray], reader: Reader, covered: list[bool]) -> list[list[Detection] | None]:
+    """Each corner patch read by `reader`, or None where a hand covers it."""
+    return [None if hidden else reader(p) for p, hidden in zip(patches, covered)]
