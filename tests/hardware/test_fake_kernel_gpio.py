@@ -48,7 +48,7 @@ def test_bounce_faster_than_the_irq_thread_is_one_event_with_the_last_stamp_and_
 def test_first_event_of_a_touch_can_say_released(fakeos: FakeOS) -> None:
     import gpiod
     # closed at 0, open at 30 (overwriting the stamp), the thread at 50 reads it open: "released", stamped 30
-    w = fakeos.table([{"seat": 0, "t_us": 0, "hold_us": 5000, "bounce_us": [30, 200]}], kernel=FIXED_IRQ)
+    w = fakeos.table([{"seat": 0, "t_us": 0, "hold_us": 500_000, "bounce_us": [30, 200]}], kernel=FIXED_IRQ)
     req = _request(gpiod, (17,))
     t0 = fakeos.go(w)
     fakeos.wait(w, 1000)
@@ -62,7 +62,7 @@ def test_first_event_of_a_touch_can_say_released(fakeos: FakeOS) -> None:
 def test_a_full_fifo_drops_its_oldest_events_and_the_line_seqno_shows_it(fakeos: FakeOS) -> None:
     import gpiod
     bounce = [200] * 10                      # 11 edges, each its own event
-    w = fakeos.table([{"seat": 0, "t_us": 0, "hold_us": 5000, "bounce_us": bounce}],
+    w = fakeos.table([{"seat": 0, "t_us": 0, "hold_us": 500_000, "bounce_us": bounce}],   # read long before release
                      kernel={"irq_thread_us": [50, 50], "event_fifo": 4})
     req = _request(gpiod, (17, 27))
     t0 = fakeos.go(w)
