@@ -128,9 +128,20 @@ class Recorder:
         self._guard(lambda: self.journal.record_event(self.game_no, Finish(self.session.game.now), "clock", None))
         self.session.finish()
         self._sync()
+        self.end_game(result)
+        return self.session.rulings[start:]
+
+    def sync(self) -> None:
+        """Record rulings the game made outside submit/advance (an operator's correction), after whatever
+        waited: JournalWriteError if the journal still cannot be written."""
+        self.flush()
+        self._sync()
+
+    def end_game(self, result: Mapping[str, Any] | None = None) -> None:
+        """Close the game row with `result` (default `final()`); if that cannot be written it is kept and
+        written by the next flush (JournalWriteError is raised)."""
         self._pending_end = dict(result if result is not None else self.session.game.final())
         self._write_pending_end()
-        return self.session.rulings[start:]
 
     def flush(self) -> None:
         """Write what waited while the journal was down: a tick, rulings, then the backlog as held events
