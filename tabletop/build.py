@@ -13,7 +13,6 @@ import functools
 import importlib
 import shutil
 import sys
-import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -25,6 +24,7 @@ from referee.runtime import TableRuntime
 from .adapters import CameraEventSource, LightsObserver, PadEventSource
 from .clock import TableClock
 from .evidence import EvidenceKeeper
+from .game_pipeline import GamePipeline
 from .game_setup import config_summary, game_options, open_game, started_at  # noqa: F401  (re-exported)
 
 __all__ = ["TableSetupError", "Table", "build_table", "build_pads", "build_camera", "build_announcer", "build_lights",
@@ -123,12 +123,12 @@ def build_announcer(config: TableConfig) -> Any:
 
 def build_lights(config: TableConfig, *, pin_factory: Any = None) -> tuple[Any, Callable[[Ruling], list[tuple[int | None, str]]]]:
     lights = config.lights
+    patterns_for: Callable[[Ruling], list[tuple[int | None, str]]]
     try:
         patterns = importlib.import_module("hardware.light_patterns")
         patterns_for = functools.partial(patterns.patterns_for, players=config.game.players)
     except ImportError:
-        def patterns_for(_ruling: Ruling) -> list[tuple[int | None, str]]:
-            return []
+        patterns_for = lambda _ruling: []      # noqa: E731  (no patterns module: no lights to show)
     if lights.backend == "none":
         return NullLights(), patterns_for
     try:
@@ -148,58 +148,6 @@ def open_journal(config: TableConfig) -> Any:
         return Journal(config.journal.path, keep_games=config.journal.keep_games)
     except Exception as exc:
         raise TableSetupError(f"[journal] {config.journal.path}: {exc}") from None
-
-
-class GamePipeline:
-    """The vision pipeline of a table that plays game after game. It forgets the pile when a game starts, on
-    the camera's own thread, at the first frame captured since (a frame from before still shows the old pile).
-    And when the referee has given the pile away, the next change the camera cannot name is the pile being
-    taken, not a card: it is reported as the pile cleared, and the cards that lay there are forgotten (a card
-    picked up comes back later and must then be read as new)."""
-
-    def __init__(self, pipeline: Any) -> None:
-        self.pipeline = pipeline
-        self._reset_at: int | None = None
-        self._taken = False
-        self._lock = threading.Lock()
-
-    def reset_from(self, t_ns: int) -> None:
-        with self._lock:
-            self._reset_at, self._taken = t_ns, False
-
-    def pile_taken(self) -> None:
-        with self._lock:
-            self._taken = True
-
-    def __call__(self, ruling: Ruling, game: Any) -> None:
-        """A runtime observer: a ruling that left the referee's pile empty gave it away."""
-        if ruling.kind != "ignored" and not game.pile:
-            self.pile_taken()
-
-    def feed(self, frame: Any, t_ns: int) -> list[Any]:
-        with self._lock:
-            due = self._reset_at is not None and t_ns >= self._reset_at
-            if due:
-                self._reset_at = None
-        if due:
-            self.pipeline.reset()
-        events = self.pipeline.feed(frame, t_ns)
-        if events and self._taken:
-            events = self._swept(events)
-        return events
-
-    def _swept(self, events: list[Any]) -> list[Any]:
-        from referee.events import CardSeen, CardUnreadable, PileCleared
-        with self._lock:
-            self._taken = False
-        on_pile = getattr(self.pipeline, "on_pile", None)
-        seen = [e.card for e in events if isinstance(e, CardSeen)]
-        if on_pile is not None:
-            on_pile.clear()
-            on_pile.update(seen)
-        if seen or any(isinstance(e, PileCleared) for e in events):
-            return events
-        return [PileCleared(e.t_ns) if isinstance(e, CardUnreadable) else e for e in events]
 
 
 @dataclass
@@ -233,8 +181,8 @@ class Table:
     def next_game(self, game: GameConfig, seed: int) -> None:
         """Start `game` with the same pads, camera, lights, voice and journal (a new journal game)."""
         now = self.clock()
-        session, recorder = open_game(self.config, game, pads=self.pads, journal=self.journal, seed=seed,
-                                      started_ns=now)
+        session, recorder = _opened(lambda: open_game(self.config, game, pads=self.pads, journal=self.journal,
+                                                      seed=seed, started_ns=now), self.config)
         if self.bots is not None:
             self.bots.suspend()
         if self.world is not None:
@@ -282,11 +230,8 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
         book = open_journal(config) if journal else None
         if book is not None:
             parts.append(book)
-        try:
-            session, recorder = open_game(config, game or config.game, pads=pads, journal=book, seed=seed,
-                                          started_ns=clock(), resume=resume)
-        except LookupError as exc:
-            raise TableSetupError(f"[journal] {config.journal.path}: {exc}") from None
+        session, recorder = _opened(lambda: open_game(config, game or config.game, pads=pads, journal=book,
+                                                      seed=seed, started_ns=clock(), resume=resume), config)
         started = clock()
         if resume and recorder is not None and book is not None:
             started = started_at(book.game(recorder.game_no).started_ns, started)
@@ -328,6 +273,16 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
             except Exception:
                 pass
         raise
+
+
+def _opened(open_it: Callable[[], tuple[Any, Any]], config: TableConfig) -> tuple[Any, Any]:
+    """A game's session and recorder, or a one-line TableSetupError when the journal cannot take it
+    (no unfinished game to resume, a resumed game that re-judges differently, no room on the disk)."""
+    from referee.journal import JournalError
+    try:
+        return open_it()
+    except (LookupError, JournalError) as exc:
+        raise TableSetupError(f"[journal] {config.journal.path}: {exc}") from None
 
 
 def _fan_out(listeners: list[Callable[[Any, int], None]], frame: Any, t_ns: int) -> None:

@@ -1,0 +1,59 @@
+"""The camera's vision pipeline at a table that plays game after game, told what the referee decided."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from referee.events import CardSeen, CardUnreadable, PileCleared
+from referee.rulings import Ruling
+
+
+class GamePipeline:
+    """The vision pipeline of a table that plays game after game. It forgets the pile when a game starts, on
+    the camera's own thread, at the first frame captured since (a frame from before still shows the old pile).
+    And when the referee has given the pile away, the next change the camera cannot name is the pile being
+    taken, not a card: it is reported as the pile cleared, and the cards that lay there are forgotten (a card
+    picked up comes back later and must then be read as new)."""
+
+    def __init__(self, pipeline: Any) -> None:
+        self.pipeline = pipeline
+        self._reset_at: int | None = None
+        self._taken = False
+        self._lock = threading.Lock()
+
+    def reset_from(self, t_ns: int) -> None:
+        with self._lock:
+            self._reset_at, self._taken = t_ns, False
+
+    def pile_taken(self) -> None:
+        with self._lock:
+            self._taken = True
+
+    def __call__(self, ruling: Ruling, game: Any) -> None:
+        """A runtime observer: a ruling that left the referee's pile empty gave it away."""
+        if ruling.kind != "ignored" and not game.pile:
+            self.pile_taken()
+
+    def feed(self, frame: Any, t_ns: int) -> list[Any]:
+        with self._lock:
+            due = self._reset_at is not None and t_ns >= self._reset_at
+            if due:
+                self._reset_at = None
+        if due:
+            self.pipeline.reset()
+        events = self.pipeline.feed(frame, t_ns)
+        if events and self._taken:
+            events = self._swept(events)
+        return events
+
+    def _swept(self, events: list[Any]) -> list[Any]:
+        with self._lock:
+            self._taken = False
+        on_pile = getattr(self.pipeline, "on_pile", None)
+        seen = [e.card for e in events if isinstance(e, CardSeen)]
+        if on_pile is not None:
+            on_pile.clear()
+            on_pile.update(seen)
+        if seen or any(isinstance(e, PileCleared) for e in events):
+            return events
+        return [PileCleared(e.t_ns) if isinstance(e, CardUnreadable) else e for e in events]
