@@ -34,14 +34,22 @@ class GamePipeline:
         if ruling.kind != "ignored" and not game.pile:
             self.pile_taken()
 
-    def feed(self, frame: Any, t_ns: int) -> list[Any]:
+    def __getattr__(self, name: str) -> Any:
+        """Anything else is the pipeline's own (what it is waiting for, what it saw)."""
+        pipeline = self.__dict__.get("pipeline")
+        if pipeline is None:
+            raise AttributeError(name)
+        return getattr(pipeline, name)
+
+    def feed(self, frame: Any, t_ns: int, *more: Any) -> list[Any]:
+        """`more`: whatever else the pipeline reads with a frame (the camera's full-resolution frame)."""
         with self._lock:
             due = self._reset_at is not None and t_ns >= self._reset_at
             if due:
                 self._reset_at = None
         if due:
             self.pipeline.reset()
-        events = self.pipeline.feed(frame, t_ns)
+        events = self.pipeline.feed(frame, t_ns, *more)
         if events and self._taken:
             events = self._swept(events)
         return events
