@@ -117,6 +117,9 @@ class GpioPads(PadSource):
         self._handlers.clear()
         self.pin_factory.release_all(self)
 
+    def __enter__(self) -> "GpioPads":
+        return self
+
     def _describe(self) -> str:
         timing = "kernel-timed" if self.kernel_timestamps else "UNTIMED"
         return f"{type(self.pin_factory).__name__} {timing}"

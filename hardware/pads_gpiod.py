@@ -135,5 +135,8 @@ class GpiodPads(PadSource):
                 self._request.release()
                 self._request = None
 
+    def __enter__(self) -> "GpiodPads":
+        return self
+
     def _describe(self) -> str:
         return f"{self.chip} kernel-timed"

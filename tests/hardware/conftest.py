@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pytest
 from gpiozero import Device
@@ -62,10 +62,11 @@ class FakeOS:
               press_pins: Mapping[int, int] | None = None, seed: int = 1, idle: int = 1) -> Any:
         """Install (not start) a world whose seat s slaps GPIO pins[s] on the board's header chip."""
         chip = HEADER_CHIP[board]
-        lines = {f"{chip}:{gpio}": {"seat": seat, "idle": idle} for seat, gpio in pins.items()}
+        lines: dict[str, dict[str, Any]] = {f"{chip}:{gpio}": {"seat": seat, "idle": idle} for seat, gpio in pins.items()}
         lines.update({f"{chip}:{gpio}": {"seat": seat, "kind": "press", "idle": idle}
                       for seat, gpio in (press_pins or {}).items()})
-        spec = {"seed": seed, "board": BOARDS[board], "lines": lines, "contacts": [dict(c) for c in contacts]}
+        spec: dict[str, Any] = {"seed": seed, "board": BOARDS[board], "lines": lines,
+                                "contacts": [dict(c) for c in contacts]}
         if kernel is not None:
             spec["kernel"] = dict(kernel)
         self.reset()
@@ -157,7 +158,8 @@ class KernelTap:
         return out
 
 
-def check_slaps(events: list[Any], contacts: list[Mapping[str, Any]], firsts: list[int], t0: int) -> None:
+def check_slaps(events: Sequence[Any], contacts: Sequence[Mapping[str, Any]], firsts: Sequence[int],
+                t0: int) -> None:
     """One slap per contact, stamped as the kernel stamped its first event (software adds 0 ns), which
     is the true first contact whenever the first bounce stretch outlasts the IRQ thread."""
     got = sorted((e.seat, e.raw_t_ns) for e in events)

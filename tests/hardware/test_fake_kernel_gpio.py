@@ -154,6 +154,7 @@ def test_header_chip_is_found_by_label_and_gpiozero_reads_the_board(fakeos: Fake
 def test_world_json_is_validated_strictly(fakeos: FakeOS) -> None:
     World, WorldError = fakeos.world.World, fakeos.world.WorldError
     good = {"seat": 0, "t_us": 0, "hold_us": 100}
+    bad: dict[str, Any]
     for bad in ({"contact": []}, {"contacts": [{**good, "bounce": [1, 2]}]}, {"lines": {"gpiochip7:1": {"seat": 0}}},
                 {"contacts": [{**good, "bounce_us": [10]}]}, {"contacts": [good, {**good, "t_us": 50}]},
                 {"kernel": {"irq_thread_us": [20, 120], "poll_us": 1}}, {"camera": {"faults": [{"kind": "error"}]}}):

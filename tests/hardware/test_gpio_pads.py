@@ -23,7 +23,7 @@ PINS = {0: 17, 1: 27, 2: 22}
 FAST_BOUNCE_IRQ = {"irq_thread_us": [20, 120]}
 
 
-def run_until(fakeos: FakeOS, w: Any, pads: GpioPads, end_us: float) -> list[Any]:
+def run_until(fakeos: FakeOS, w: Any, pads: Any, end_us: float) -> list[Any]:
     """Let the timeline play to `end_us` (plus lgpio's delivery), settle the pads, return their events."""
     fakeos.wait(w, end_us)
     time.sleep(0.004)
@@ -37,7 +37,7 @@ def end_of(contacts: list[dict[str, Any]]) -> float:
 
 def test_default_arguments_build_gpiozeros_lgpio_factory_and_stamp_to_the_ns(fakeos: FakeOS) -> None:
     # seat 2 touches first, seat 0 last, 1 µs apart: lgpio delivers them sorted, stamps exact
-    contacts = [{"seat": s, "t_us": 1_000 + (2 - s), "hold_us": 20_000} for s in PINS]
+    contacts: list[dict[str, Any]] = [{"seat": s, "t_us": 1_000 + (2 - s), "hold_us": 20_000} for s in PINS]
     w = fakeos.table(contacts, pins=PINS)
     with GpioPads(PINS) as pads:
         assert repr(pads).startswith("<GpioPads LGPIOFactory kernel-timed 0=up 1=up 2=up")
@@ -67,7 +67,7 @@ def test_bouncing_contacts_give_one_slap_each_at_the_first_contact(fakeos: FakeO
 def test_bounce_faster_than_the_irq_thread_is_stamped_as_the_kernel_stamped_it(fakeos: FakeOS) -> None:
     """Software adds nothing: the slap carries the kernel's first event stamp (the last hard IRQ
     before the IRQ thread ran), and the level that event reports does not matter."""
-    contacts = [{"seat": 0, "t_us": 2_000 + 40_000 * i, "hold_us": 15_000, "bounce_us": [5 + 7 * i, 40, 15, 300],
+    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 2_000 + 40_000 * i, "hold_us": 15_000, "bounce_us": [5 + 7 * i, 40, 15, 300],
                  "release_bounce_us": [10, 25 + 9 * i]} for i in range(4)]
     w = fakeos.table(contacts, pins={0: 17}, kernel=FAST_BOUNCE_IRQ)
     with KernelTap() as kernel, GpioPads({0: 17}) as pads:
@@ -80,7 +80,7 @@ def test_bounce_faster_than_the_irq_thread_is_stamped_as_the_kernel_stamped_it(f
 
 @pytest.mark.parametrize("board, chip", [("pi5-old-kernel", 4), ("pi5", 0), ("pi4", 0)])
 def test_the_lgpio_factory_opens_the_header_chip_found_by_label(fakeos: FakeOS, board: str, chip: int) -> None:
-    contacts = [{"seat": 0, "t_us": 1_000, "hold_us": 10_000, "bounce_us": [200, 300]}]
+    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 1_000, "hold_us": 10_000, "bounce_us": [200, 300]}]
     w = fakeos.table(contacts, board=board, pins={0: 17})
     with GpioPads({0: 17}) as pads:
         assert pads.pin_factory.chip == chip
@@ -89,7 +89,7 @@ def test_the_lgpio_factory_opens_the_header_chip_found_by_label(fakeos: FakeOS, 
 
 
 def test_stuck_pad_is_announced_ignored_and_recovers(fakeos: FakeOS) -> None:
-    contacts = [{"seat": 1, "t_us": 1_000, "hold_us": 400_000}, {"seat": 1, "t_us": 500_000, "hold_us": 20_000}]
+    contacts: list[dict[str, Any]] = [{"seat": 1, "t_us": 1_000, "hold_us": 400_000}, {"seat": 1, "t_us": 500_000, "hold_us": 20_000}]
     w = fakeos.table(contacts, pins=PINS)
     with GpioPads(PINS, stuck_after_s=0.2, watchdog_s=0.05) as pads:
         heard: list[str] = []
@@ -103,7 +103,7 @@ def test_stuck_pad_is_announced_ignored_and_recovers(fakeos: FakeOS) -> None:
 
 
 def test_a_tap_shorter_than_the_window_is_one_slap_and_settles_up(fakeos: FakeOS) -> None:
-    contacts = [{"seat": 0, "t_us": 1_000, "hold_us": 3_000}, {"seat": 0, "t_us": 90_000, "hold_us": 5_000}]
+    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 1_000, "hold_us": 3_000}, {"seat": 0, "t_us": 90_000, "hold_us": 5_000}]
     w = fakeos.table(contacts, pins={0: 17})
     with GpioPads({0: 17}, watchdog_s=0.02) as pads:
         t0 = fakeos.go(w)
@@ -114,7 +114,7 @@ def test_a_tap_shorter_than_the_window_is_one_slap_and_settles_up(fakeos: FakeOS
 
 
 def test_press_pins_give_press_and_offsets_apply_once(fakeos: FakeOS) -> None:
-    contacts = [{"seat": 0, "kind": "press", "t_us": 1_000, "hold_us": 10_000},
+    contacts: list[dict[str, Any]] = [{"seat": 0, "kind": "press", "t_us": 1_000, "hold_us": 10_000},
                 {"seat": 0, "t_us": 2_000, "hold_us": 10_000}]
     w = fakeos.table(contacts, pins={0: 17}, press_pins={0: 5})
     timing = PadTiming(offset_ns={0: 300 * US}, tie_margin_us={0: 20})
@@ -130,7 +130,7 @@ def test_press_pins_give_press_and_offsets_apply_once(fakeos: FakeOS) -> None:
 
 
 def test_active_high_pads(fakeos: FakeOS) -> None:
-    contacts = [{"seat": 1, "t_us": 1_000, "hold_us": 10_000, "bounce_us": [150, 150]}]
+    contacts: list[dict[str, Any]] = [{"seat": 1, "t_us": 1_000, "hold_us": 10_000, "bounce_us": [150, 150]}]
     w = fakeos.table(contacts, pins={1: 17}, idle=0)         # switch to 3V3, pull-down
     with GpioPads({1: 17}, active_high=True) as pads:
         assert pads._pins[next(iter(pads._pins))].pull == "down"
@@ -139,7 +139,7 @@ def test_active_high_pads(fakeos: FakeOS) -> None:
 
 
 def test_consumer_exception_does_not_break_the_pads(fakeos: FakeOS) -> None:
-    contacts = [{"seat": 0, "t_us": 1_000, "hold_us": 5_000}, {"seat": 1, "t_us": 1_001, "hold_us": 5_000}]
+    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 1_000, "hold_us": 5_000}, {"seat": 1, "t_us": 1_001, "hold_us": 5_000}]
     w = fakeos.table(contacts, pins=PINS)
     with GpioPads(PINS) as pads:
         def boom(_: Slap) -> None:

@@ -17,7 +17,7 @@ from .conftest import FakeOS, KernelTap, bouncing_contacts, check_slaps
 LINES = {0: 17, 1: 27}
 
 
-def run_until(fakeos: FakeOS, w: Any, pads: GpiodPads, end_us: float) -> list[Any]:
+def run_until(fakeos: FakeOS, w: Any, pads: Any, end_us: float) -> list[Any]:
     fakeos.wait(w, end_us)
     time.sleep(0.003)
     pads.poll()
@@ -56,7 +56,7 @@ def test_bouncing_contacts_give_one_slap_each_at_the_first_contact(fakeos: FakeO
 
 def test_fast_bounce_on_several_lines_skips_global_seqnos_but_is_no_lost_edge(fakeos: FakeOS) -> None:
     from gpiod import _kernel
-    contacts = [{"seat": s, "t_us": 1_000 + 3 * s, "hold_us": 10_000, "bounce_us": [10, 15, 20, 400],
+    contacts: list[dict[str, Any]] = [{"seat": s, "t_us": 1_000 + 3 * s, "hold_us": 10_000, "bounce_us": [10, 15, 20, 400],
                  "release_bounce_us": [12, 30]} for s in LINES]
     w = fakeos.table(contacts, pins=LINES)
     seqnos: list[int] = []
@@ -73,7 +73,7 @@ def test_fast_bounce_on_several_lines_skips_global_seqnos_but_is_no_lost_edge(fa
 
 def test_a_real_fifo_overflow_is_announced(fakeos: FakeOS) -> None:
     chatter = [300] * 20                                # 21 edges while nobody reads; the FIFO holds 4
-    contacts = [{"seat": 1, "t_us": 1_000, "hold_us": 20_000, "bounce_us": chatter}]
+    contacts: list[dict[str, Any]] = [{"seat": 1, "t_us": 1_000, "hold_us": 20_000, "bounce_us": chatter}]
     w = fakeos.table(contacts, pins=LINES, kernel={"irq_thread_us": [20, 120], "event_fifo": 4})
     with GpiodPads(LINES, reader_thread=False, debounce_ms=30, watchdog_s=None) as pads:
         heard: list[str] = []
@@ -89,7 +89,7 @@ def test_a_real_fifo_overflow_is_announced(fakeos: FakeOS) -> None:
 @pytest.mark.parametrize("board, path", [("pi5-old-kernel", "/dev/gpiochip4"), ("pi5", "/dev/gpiochip0"),
                                          ("pi4", "/dev/gpiochip0")])
 def test_chip_auto_is_the_header_chip_by_label(fakeos: FakeOS, board: str, path: str) -> None:
-    contacts = [{"seat": 0, "t_us": 1_000, "hold_us": 10_000, "bounce_us": [200, 300]}]
+    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 1_000, "hold_us": 10_000, "bounce_us": [200, 300]}]
     w = fakeos.table(contacts, board=board, pins=LINES)
     with GpiodPads(LINES) as pads:
         assert pads.chip == path
@@ -98,7 +98,7 @@ def test_chip_auto_is_the_header_chip_by_label(fakeos: FakeOS, board: str, path:
 
 
 def test_press_lines_and_stuck_pads(fakeos: FakeOS) -> None:
-    contacts = [{"seat": 0, "kind": "press", "t_us": 1_000, "hold_us": 5_000},
+    contacts: list[dict[str, Any]] = [{"seat": 0, "kind": "press", "t_us": 1_000, "hold_us": 5_000},
                 {"seat": 1, "t_us": 2_000, "hold_us": 400_000}]
     w = fakeos.table(contacts, pins=LINES, press_pins={0: 5})
     with GpiodPads(LINES, press_lines={0: 5}, stuck_after_s=0.2, watchdog_s=0.05) as pads:

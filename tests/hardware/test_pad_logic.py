@@ -1,6 +1,8 @@
 """PadLogic alone: the rules every backend inherits."""
 from __future__ import annotations
 
+from typing import Sequence
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -59,7 +61,7 @@ def test_bad_settings_and_timing_files() -> None:
         PadTiming(tie_margin_us={0: -1})
 
 
-def slaps(out: list[object]) -> list[int]:
+def slaps(out: Sequence[object]) -> list[int]:
     return [o.event.t_ns for o in out if isinstance(o, PadEvent)]
 
 
