@@ -57,6 +57,17 @@ def skin_mask(small_bgr: np.ndarray) -> np.ndarray:
     return cv2.inRange(ycc, (40, 135, 80), (245, 175, 128))
 
 
+def hands(skin: np.ndarray) -> np.ndarray:
+    """The skin that belongs to hands: parts reaching the region's edge, as an arm does (a court card's face
+    or a skin-toned print on a card lies inside the card)."""
+    n, labels = cv2.connectedComponents(skin, connectivity=8)
+    if n <= 1:
+        return skin
+    edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    edge = edge[edge > 0]
+    return (np.isin(labels, edge) * 255).astype(np.uint8)
+
+
 @dataclass(frozen=True)
 class CardQuad:
     """A card's outline: corners (4x2, region px) in order round the card, corners[0] -> corners[1] a short

@@ -291,6 +291,7 @@ class CardPipeline(SettlePipeline):
 
     def _new_landing(self) -> None:
         self._quad: landing.CardQuad | None = None
+        self._stable: landing.CardQuad | None = None
         self._evidence = landing.Evidence(self.min_conf)
         self._saw_card = False
 
@@ -350,7 +351,7 @@ class CardPipeline(SettlePipeline):
                 return []
             self._burst_t, self._still = t_ns, 0
             self._new_landing()
-        skin = cv2.subtract(self._skin(img), self._ref_skin)   # a skin-toned table is not a hand
+        skin = landing.hands(cv2.subtract(self._skin(img), self._ref_skin))   # a skin-toned table is no hand
         events = self._land(img, full, frame.shape, thumb, changed, skin, t_ns)
         if events:
             return events
@@ -367,7 +368,7 @@ class CardPipeline(SettlePipeline):
         settled view instead of opening a burst; skin there is not (a hand arriving opens one)."""
         assert self._calm is not None and self._ref is not None
         zone, left = self._calm
-        inside = (zone > 0) & ~(self._skin(img) > 0)
+        inside = (zone > 0) & ~(landing.hands(self._skin(img)) > 0)
         self._ref = np.where(inside, thumb, self._ref)
         changed &= ~inside
         moving &= ~inside
@@ -385,11 +386,15 @@ class CardPipeline(SettlePipeline):
             self._pending_t = t_ns
         scale = img.shape[1] / thumb.shape[1]
         quad = landing.find_card(card_change, scale, self.card_width)
-        if quad is None:
+        if quad is None and self._stable is not None and np.any(skin):
+            quad = self._stable     # a hand over the card hides its outline; the card lies where it came to rest
+        elif quad is None:
             return []
-        prev, self._quad = self._quad, quad
-        if prev is None or quad.moved(prev) > self.move_max * quad.width:
-            return []
+        else:
+            prev, self._quad = self._quad, quad
+            if prev is None or quad.moved(prev) > self.move_max * quad.width:
+                return []
+            self._stable = quad
         started = time.thread_time_ns()
         covered = [self._covered(w / np.float32(scale), skin) for w in landing.corner_windows(quad)]
         found = self._read(img, full, frame_shape, quad, covered)
