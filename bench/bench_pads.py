@@ -253,11 +253,13 @@ def _score(backend: str, contacts: list[dict[str, Any]], events: list[Any], noti
     pins = dict(DEFAULT_PAD_PINS)
     for c in contacts:
         start, end = t0 + round(c["t_us"] * 1000), t0 + round((c["t_us"] + c["hold_us"]) * 1000)
-        slaps = [e.raw_t_ns for e in events if e.seat == c["seat"] and start - 1_000_000 <= e.raw_t_ns < end + 10_000_000]
+        slaps = [e.raw_t_ns for e in events
+                 if e.seat == c["seat"] and start - 1_000_000 <= e.raw_t_ns < end + 10_000_000]
         if not slaps:
             run.missed += 1
             continue
-        first_event = min(e.timestamp_ns for e in queued if e.offset == pins[c["seat"]] and start <= e.timestamp_ns < end)
+        first_event = min(e.timestamp_ns for e in queued
+                          if e.offset == pins[c["seat"]] and start <= e.timestamp_ns < end)
         run.vs_contact_ns.append(min(slaps) - start)
         run.vs_kernel_ns.append(min(slaps) - first_event)
     run.phantoms = len(events) - (run.contacts - run.missed)    # every slap beyond one per touched contact

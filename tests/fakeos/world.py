@@ -251,7 +251,8 @@ class World:
             raise WorldError(f"lines.{name}: either a pad (seat, kind) or an MPR121's IRQ (mpr121_irq)")
         if "mpr121_irq" in w and w["mpr121_irq"] not in self.mpr121:
             raise WorldError(f"lines.{name}: no MPR121 {w['mpr121_irq']!r} in 'mpr121'")
-        return Wire(w.get("idle", 1), w.get("seat"), w.get("kind", "slap") if "seat" in w else None, w.get("mpr121_irq"))
+        kind = w.get("kind", "slap") if "seat" in w else None
+        return Wire(w.get("idle", 1), w.get("seat"), kind, w.get("mpr121_irq"))
 
     def _contact(self, i: int, c: dict[str, Any]) -> Contact:
         contact = Contact(c["seat"], c.get("kind", "slap"), c["t_us"], c["hold_us"],

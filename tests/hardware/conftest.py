@@ -62,7 +62,8 @@ class FakeOS:
               press_pins: Mapping[int, int] | None = None, seed: int = 1, idle: int = 1) -> Any:
         """Install (not start) a world whose seat s slaps GPIO pins[s] on the board's header chip."""
         chip = HEADER_CHIP[board]
-        lines: dict[str, dict[str, Any]] = {f"{chip}:{gpio}": {"seat": seat, "idle": idle} for seat, gpio in pins.items()}
+        lines: dict[str, dict[str, Any]] = {f"{chip}:{gpio}": {"seat": seat, "idle": idle}
+                                            for seat, gpio in pins.items()}
         lines.update({f"{chip}:{gpio}": {"seat": seat, "kind": "press", "idle": idle}
                       for seat, gpio in (press_pins or {}).items()})
         spec: dict[str, Any] = {"seed": seed, "board": BOARDS[board], "lines": lines,

@@ -110,7 +110,8 @@ def test_lgpio_alerts_are_sorted_late_by_the_poll_and_carry_kernel_ns(fakeos: Fa
     got: list[tuple[int, int, int, int]] = []
     for gpio in (17, 27):
         lgpio.gpio_claim_alert(handle, gpio, lgpio.BOTH_EDGES, lgpio.SET_PULL_UP)
-        lgpio.callback(handle, gpio, lgpio.BOTH_EDGES, lambda c, g, lv, tick: got.append((g, lv, tick, time.monotonic_ns())))
+        lgpio.callback(handle, gpio, lgpio.BOTH_EDGES,
+                       lambda c, g, lv, tick: got.append((g, lv, tick, time.monotonic_ns())))
     t0 = fakeos.go(w)
     fakeos.wait(w, 6000)
     assert [(g, lv, (tick - t0) // 1000) for g, lv, tick, _ in got] == [

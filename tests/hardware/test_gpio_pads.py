@@ -67,8 +67,9 @@ def test_bouncing_contacts_give_one_slap_each_at_the_first_contact(fakeos: FakeO
 def test_bounce_faster_than_the_irq_thread_is_stamped_as_the_kernel_stamped_it(fakeos: FakeOS) -> None:
     """Software adds nothing: the slap carries the kernel's first event stamp (the last hard IRQ
     before the IRQ thread ran), and the level that event reports does not matter."""
-    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 2_000 + 40_000 * i, "hold_us": 15_000, "bounce_us": [5 + 7 * i, 40, 15, 300],
-                 "release_bounce_us": [10, 25 + 9 * i]} for i in range(4)]
+    contacts: list[dict[str, Any]] = [
+        {"seat": 0, "t_us": 2_000 + 40_000 * i, "hold_us": 15_000, "bounce_us": [5 + 7 * i, 40, 15, 300],
+         "release_bounce_us": [10, 25 + 9 * i]} for i in range(4)]
     w = fakeos.table(contacts, pins={0: 17}, kernel=FAST_BOUNCE_IRQ)
     with KernelTap() as kernel, GpioPads({0: 17}) as pads:
         t0 = fakeos.go(w)
@@ -89,7 +90,8 @@ def test_the_lgpio_factory_opens_the_header_chip_found_by_label(fakeos: FakeOS, 
 
 
 def test_stuck_pad_is_announced_ignored_and_recovers(fakeos: FakeOS) -> None:
-    contacts: list[dict[str, Any]] = [{"seat": 1, "t_us": 1_000, "hold_us": 400_000}, {"seat": 1, "t_us": 500_000, "hold_us": 20_000}]
+    contacts: list[dict[str, Any]] = [{"seat": 1, "t_us": 1_000, "hold_us": 400_000},
+                                      {"seat": 1, "t_us": 500_000, "hold_us": 20_000}]
     w = fakeos.table(contacts, pins=PINS)
     with GpioPads(PINS, stuck_after_s=0.2, watchdog_s=0.05) as pads:
         heard: list[str] = []
@@ -103,7 +105,8 @@ def test_stuck_pad_is_announced_ignored_and_recovers(fakeos: FakeOS) -> None:
 
 
 def test_a_tap_shorter_than_the_window_is_one_slap_and_settles_up(fakeos: FakeOS) -> None:
-    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 1_000, "hold_us": 3_000}, {"seat": 0, "t_us": 90_000, "hold_us": 5_000}]
+    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 1_000, "hold_us": 3_000},
+                                      {"seat": 0, "t_us": 90_000, "hold_us": 5_000}]
     w = fakeos.table(contacts, pins={0: 17})
     with GpioPads({0: 17}, watchdog_s=0.02) as pads:
         t0 = fakeos.go(w)
@@ -139,7 +142,8 @@ def test_active_high_pads(fakeos: FakeOS) -> None:
 
 
 def test_consumer_exception_does_not_break_the_pads(fakeos: FakeOS) -> None:
-    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 1_000, "hold_us": 5_000}, {"seat": 1, "t_us": 1_001, "hold_us": 5_000}]
+    contacts: list[dict[str, Any]] = [{"seat": 0, "t_us": 1_000, "hold_us": 5_000},
+                                      {"seat": 1, "t_us": 1_001, "hold_us": 5_000}]
     w = fakeos.table(contacts, pins=PINS)
     with GpioPads(PINS) as pads:
         def boom(_: Slap) -> None:

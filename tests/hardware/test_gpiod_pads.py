@@ -56,8 +56,9 @@ def test_bouncing_contacts_give_one_slap_each_at_the_first_contact(fakeos: FakeO
 
 def test_fast_bounce_on_several_lines_skips_global_seqnos_but_is_no_lost_edge(fakeos: FakeOS) -> None:
     from gpiod import _kernel
-    contacts: list[dict[str, Any]] = [{"seat": s, "t_us": 1_000 + 3 * s, "hold_us": 10_000, "bounce_us": [10, 15, 20, 400],
-                 "release_bounce_us": [12, 30]} for s in LINES]
+    contacts: list[dict[str, Any]] = [
+        {"seat": s, "t_us": 1_000 + 3 * s, "hold_us": 10_000, "bounce_us": [10, 15, 20, 400],
+         "release_bounce_us": [12, 30]} for s in LINES]
     w = fakeos.table(contacts, pins=LINES)
     seqnos: list[int] = []
     _kernel.TAPS.append(lambda path, ev: seqnos.append(ev.seqno))
