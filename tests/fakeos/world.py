@@ -221,6 +221,9 @@ class World:
         if len(irq) != 2 or irq[0] > irq[1] or k.get("lgpio_poll_us", 1) <= 0 or k.get("event_fifo", 1) < 1:
             raise WorldError(f"kernel: irq_thread_us is [low, high], lgpio_poll_us and event_fifo > 0: {k}")
         self.kernel = Kernel((float(irq[0]), float(irq[1])), float(k.get("lgpio_poll_us", 500)), k.get("event_fifo"))
+        for name, chip in spec.get("mpr121", {}).items():
+            if not re.fullmatch(r"\d+:0x[0-9a-f]+", name) or not all(e.isdigit() for e in chip["electrodes"]):
+                raise WorldError(f"mpr121: {name!r} must be 'bus:0xaddr' (as '1:0x5a') with numbered electrodes")
         self.mpr121 = {name: {int(e): (w["seat"], w.get("kind", "slap")) for e, w in chip["electrodes"].items()}
                        for name, chip in spec.get("mpr121", {}).items()}
         self.wires = {self._line_key(name): self._wire(name, w) for name, w in spec.get("lines", {}).items()}
