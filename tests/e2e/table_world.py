@@ -108,6 +108,8 @@ def world_for(script: ScriptedGame, *, pads: str, seed: int, hands: bool = True,
                       if hands else [])
     world["sweeps"] = sweeps(script)
     world["camera"] = {"faults": camera_faults or []}
+    world["sound"] = {"cards": [{"index": 0, "id": "Headphones", "name": "bcm2835 Headphones"}],
+                      "user_server": False}
     return world
 
 

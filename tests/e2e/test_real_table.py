@@ -1,0 +1,94 @@
+"""`referee run --config table.toml` at a "real" table: only the OS's modules and programs are fakes.
+
+Bots play a stretch of slapjack on the rules engine with every card known; the
+timeline of what they did (cards landing, hands over the pile, pad contacts
+that bounce like real switches) drives the fakes of lgpio, gpiod, smbus2 and
+picamera2. The referee, started exactly as the systemd unit starts it, must
+stamp every slap at its first contact and make the rulings the true times call
+for, from what its camera read and its pads felt.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.events import Slap
+from referee.journal import Journal
+from tests.e2e.real_table import FAKEOS, TableRun, run_table, table_config
+from tests.e2e.table_world import PAD_LINES, ScriptedGame, script_game, world_for
+
+pytest.importorskip("cv2")
+if not (FAKEOS / "lgpio.py").exists():
+    pytest.skip("the OS-boundary fakes are not here", allow_module_level=True)
+
+SECONDS = 20.0
+
+
+def judged(run: TableRun) -> tuple[list[tuple[int, int]], list[tuple[str, int | None]]]:
+    """The first game's slaps (seat, t_ns) and rulings (kind, seat) as the journal kept them."""
+    with Journal(run.journal, create=False) as journal:
+        games = journal.games()
+        assert games, "no game was journaled"
+        first = games[0].id
+        slaps = [(r.event.seat, r.event.t_ns) for r in journal.events(first) if isinstance(r.event, Slap)]
+        rulings = [(r.ruling.kind, r.ruling.seat) for r in journal.rulings(first)
+                   if r.ruling.kind not in ("ignored", "check_table")]
+    return slaps, rulings
+
+
+def expected(script: ScriptedGame, t0_ns: int) -> tuple[list[tuple[int, int]], list[tuple[str, int | None]]]:
+    """The true first contacts (seat, t_ns) and the rulings the true times call for."""
+    slaps = sorted((seat, t0_ns + t) for t, seat, kind in script.contacts if kind == "slap")
+    rulings = [(r.kind, r.seat) for r in script.rulings]
+    return slaps, rulings
+
+
+def kernel_first_events(run: TableRun, contacts: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """For each true contact, the stamp of the first event the (fake) kernel queued for it: a bounce quicker
+    than the kernel's IRQ thread folds into a later stamp, an error no software can take back."""
+    events: dict[int, list[int]] = {}
+    for line in (run.world_dir / "log.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if record.get("fake") == "kernel":
+            events.setdefault(record["offset"], []).append(record["t_ns"])
+    out = []
+    for seat, t in contacts:
+        stamps = [s for s in events.get(PAD_LINES[seat], []) if s >= t]
+        out.append((seat, min(stamps) if stamps else -1))
+    return out
+
+
+def no_crash(run: TableRun) -> None:
+    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+
+
+@pytest.mark.parametrize("pads", ["gpio", "gpiod"])
+def test_a_table_on_switch_pads_stamps_first_contacts_and_rules_as_the_true_times_say(tmp_path: Path,
+                                                                                     pads: str) -> None:
+    script = script_game("slapjack", 4, seed=3, seconds=SECONDS)
+    run = run_table(tmp_path, table_config(pads), world_for(script, pads=pads, seed=3), seconds=SECONDS + 1.5)
+    no_crash(run)
+    slaps, rulings = judged(run)
+    want_slaps, want_rulings = expected(script, run.t0_ns)
+    assert sorted(slaps) == sorted(kernel_first_events(run, want_slaps))   # nothing added by software
+    assert all(abs(got - want) < 2_000_000 for (_s, got), (_w, want) in zip(sorted(slaps), want_slaps))
+    assert rulings == want_rulings
+
+
+def test_a_table_on_mpr121_pads_stamps_within_its_tie_margin(tmp_path: Path) -> None:
+    script = script_game("slapjack", 4, seed=4, seconds=SECONDS)
+    run = run_table(tmp_path, table_config("mpr121"), world_for(script, pads="mpr121", seed=4),
+                    seconds=SECONDS + 1.5)
+    no_crash(run)
+    slaps, rulings = judged(run)
+    want_slaps, want_rulings = expected(script, run.t0_ns)
+    assert [seat for seat, _t in sorted(slaps, key=lambda s: s[1])] == [
+        seat for seat, _t in sorted(want_slaps, key=lambda s: s[1])]
+    with Journal(run.journal, create=False) as journal:
+        tie_us = journal.games()[0].options["tie_us"]      # what the pads said they can resolve, per seat
+    for (seat, t), (want_seat, want_t) in zip(sorted(slaps, key=lambda s: s[1]), sorted(want_slaps, key=lambda s: s[1])):
+        assert seat == want_seat and 0 <= t - want_t <= tie_us[seat] * 1000
+    assert rulings == want_rulings
