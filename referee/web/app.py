@@ -34,8 +34,6 @@ from .stream import event_stream
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-OPERATOR_ACTIONS: dict[str, frozenset[str]] = {a: frozenset(p) for a, p in OPERATOR.items()}
-VISITOR_ACTIONS: dict[str, tuple[str, frozenset[str]]] = {r: (k, frozenset(p)) for r, (k, p) in VISITOR.items()}
 NO_STORE = {"Cache-Control": "no-store"}
 MAX_STREAMS = 16       # viewers at once; each holds a worker thread while it waits for updates
 HANDLER_ERRORS = (ValueError, KeyError, TypeError, LookupError, ArithmeticError)
