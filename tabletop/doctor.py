@@ -58,12 +58,11 @@ def _run(cmd: Sequence[str]) -> "subprocess.CompletedProcess[str]":
 
 
 def _default_pin_factory() -> Any:
-    """gpiozero's pin factory as `Device` would choose it (GPIOZERO_PIN_FACTORY, then lgpio first)."""
-    from gpiozero import Device
+    """The pin factory the pads would get (GPIOZERO_PIN_FACTORY, else lgpio on the header chip by label)."""
+    from hardware.edge_clock import default_pin_factory
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PinFactoryFallback: the verdict below says it better
-        Device.ensure_pin_factory()
-    return Device.pin_factory
+        return default_pin_factory()
 
 
 def _default_cameras() -> list[CameraInfo]:
@@ -160,10 +159,24 @@ def check_gpiod(config: TableConfig, probes: Probes) -> Check | None:
     """For the libgpiod backend: the GPIO character device must exist."""
     if config.pads.backend != "gpiod":
         return None
+    if config.pads.chip == "auto":
+        try:
+            import gpiod
+        except ImportError:
+            return Check("gpiochip", FAIL, "the gpiod module (libgpiod v2 bindings) is missing",
+                         "pip install gpiod in the referee's venv (deploy/install.sh does)")
+        from hardware.gpiochips import header_chip_path
+        from hardware.pad_errors import PadConfigError
+        try:
+            path = header_chip_path(gpiod)
+        except (PadConfigError, OSError) as exc:
+            return Check("gpiochip", FAIL, str(exc), "set [pads] chip to the header's /dev/gpiochipN")
+        return Check("gpiochip", OK, f"{path}: the header chip by its label (libgpiod kernel timestamps)")
     chip = Path(config.pads.chip)
     chip = probes.dev / chip.name if chip.parent == Path("/dev") else chip
     if not chip.exists():
-        return Check("gpiochip", FAIL, f"{config.pads.chip} missing", "check [pads] chip; Pi 5 and 4 both have /dev/gpiochip0 on Bookworm")
+        return Check("gpiochip", FAIL, f"{config.pads.chip} missing",
+                     'use chip = "auto" (a Pi 5 header is /dev/gpiochip0 only from kernel 6.6.45, gpiochip4 before)')
     return Check("gpiochip", OK, f"{config.pads.chip} present (libgpiod kernel timestamps)")
 
 
