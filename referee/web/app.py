@@ -56,6 +56,18 @@ def problem(exc: HTTPProblem) -> JSONResponse:
     return error(exc.status, exc.message, {"Connection": "close", **exc.headers})
 
 
+def bounds_snapshot(feed: TableFeed) -> dict[str, Any]:
+    """The table state to bound parameters by. The snapshot is read without the runtime's lock and may catch
+    the game mid-update: tried again, and as a last resort {} (params.py's generous defaults; the table's own
+    handlers still check)."""
+    for _ in range(3):
+        try:
+            return feed.snapshot()
+        except (IndexError, KeyError, RuntimeError, ValueError, TypeError):
+            continue
+    return {}
+
+
 async def call_handler(handler: Callable[..., Any], params: dict[str, Any]) -> Any:
     """Run a table handler off the event loop (handlers may take the runtime's lock or the journal)."""
     return await run_in_threadpool(lambda: handler(**params))
@@ -151,7 +163,7 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None,
         if handler is None:
             return error(503, "visitor play is not available at this table")
         try:
-            params = check_params(spec, await read_json(request), feed.snapshot())
+            params = check_params(spec, await read_json(request), bounds_snapshot(feed))
             result = await run_handler(handler, params)
         except HTTPProblem as exc:
             return problem(exc)
@@ -175,7 +187,7 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None,
             check_pin(request)               # refuse before reading the body or saying anything about the action
             if action not in OPERATOR or action not in feed.actions:
                 return error(404, f"unknown operator action {action[:40]!r}")
-            params = check_params(OPERATOR[action], await read_json(request), feed.snapshot())
+            params = check_params(OPERATOR[action], await read_json(request), bounds_snapshot(feed))
             result = await run_handler(lambda **p: feed.operate(action, feed.operator_pin, **p), params)
         except HTTPProblem as exc:
             return problem(exc)
