@@ -103,7 +103,7 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None,
         """Show a lockout on every operator panel, and clear it when it ends."""
         log.warning("dashboard: %s", message)
         feed.extra["operator_lockout"] = message
-        feed.publish({"type": "state", "state": feed.snapshot()})
+        publish_state()
         loop = loop_holder.get("loop")
         if loop is not None:
             loop.call_later(seconds, unlock, message)
@@ -111,7 +111,12 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None,
     def unlock(message: str) -> None:
         if feed.extra.get("operator_lockout") == message:      # not a later lockout's message
             feed.extra.pop("operator_lockout", None)
-            feed.publish({"type": "state", "state": feed.snapshot()})
+            publish_state()
+
+    def publish_state() -> None:
+        state = bounds_snapshot(feed)             # mid-update: the state watcher sends it a moment later
+        if state:
+            feed.publish({"type": "state", "state": state})
 
     pins = PinGuard(lambda: feed.operator_pin, on_lockout=lockout, **({"clock": clock} if clock else {}))
 
