@@ -25,7 +25,8 @@ KEYBOARD_TIE_US = 20_000
 
 
 class KeyboardPads(PadSource):
-    """Seats on keys (`keys={"a": 0, ...}`); `feed(text)` for tests, a reader thread for a tty.
+    """Seats on keys (`keys={"a": 0, ...}`, or a string with one key per seat in order: "alzm");
+    `feed(text)` for tests, a reader thread for a tty.
 
     It CANNOT promise kernel timing: stamps are taken when the key is read.
     `stream=None` reads sys.stdin when it is a terminal (cbreak mode, restored
@@ -34,10 +35,14 @@ class KeyboardPads(PadSource):
 
     source_name = "keyboard"
 
-    def __init__(self, keys: Mapping[str, int] | None = None, *, stream: IO[str] | None = None,
+    def __init__(self, keys: Mapping[str, int] | str | None = None, *, stream: IO[str] | None = None,
                  start_reader: bool = True, debounce_ms: float = 10.0, stuck_after_s: float = 3.0,
                  timing: PadTiming | None = None, clock: Clock = time.monotonic_ns,
                  watchdog_s: float | None = 0.25) -> None:
+        if isinstance(keys, str):
+            if len(set(keys)) != len(keys):
+                raise PadConfigError(f"keys {keys!r}: a key is given twice")
+            keys = {key: seat for seat, key in enumerate(keys)}
         keys = DEFAULT_PAD_KEYS if keys is None else keys
         if any(len(k) != 1 or not k.isalpha() or not k.islower() for k in keys):
             raise PadConfigError("keys must be single lower-case letters (shift+key is the press)")

@@ -60,7 +60,7 @@ def build_pads(config: TableConfig, *, pin_factory: Any = None, world: Any = Non
                               irq_pin=pads.irq_pin, pin_factory=pin_factory, **common)
         if pads.backend == "keyboard":
             from hardware.pads_keyboard import KeyboardPads
-            return KeyboardPads({key: seat for seat, key in enumerate(pads.keys[:seats])}, **common)
+            return KeyboardPads(pads.keys[:seats], **common)
         if pads.backend == "bots":
             from .simulated import bots_pads
             if world is None:
