@@ -263,7 +263,7 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
         if world is not None:
             from .bots import Bots
             world.follow(session.game, clock())
-            table.bots = Bots(world, runtime, clock, seed=seed + 1)
+            table.bots = Bots(world, runtime, clock, seed=seed + 1, seats=max(6, config.game.players))
             runtime.observers.append(table.bots.on_ruling)
         return table
     except Exception:

@@ -24,8 +24,12 @@ class GamePlan:
     `rotate`: the six games in turn (the demo), else the configured game every time; `only`: this one game."""
 
     def __init__(self, config: TableConfig, *, rotate: bool = False, only: str | None = None, seed: int = 0) -> None:
+        """Games this table's seats cannot play are left out of the turn (ValueError when none is left)."""
         self.config = config
         self.order = [only] if only else (list(GAMES) if rotate else [config.game.id])
+        self.order = [g for g in self.order if self._playable(g)]
+        if not self.order:
+            raise ValueError(f"no game to play with {config.game.players} players")
         self.seed = seed
         self.played = 0
         self._chosen: str | None = None
@@ -47,11 +51,20 @@ class GamePlan:
             self.played += 1
         return self.game_config(game_id), seed
 
+    def _playable(self, game_id: str) -> bool:
+        try:
+            self.game_config(game_id)
+        except ValueError:
+            return False
+        return True
+
     def game_config(self, game_id: str) -> GameConfig:
         """`game_id` with this table's seats, dealer, names and the configured options it takes."""
         base = self.config.game
         if game_id == base.id:
             return base
+        if game_id not in GAMES:
+            raise ValueError(f"unknown game {game_id!r}")
         rules = find_game(game_id)
         players = DEMO_PLAYERS.get(game_id, base.players)
         options = {k: v for k, v in base.options.items() if k in rules.OPTIONS}

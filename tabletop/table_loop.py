@@ -53,7 +53,11 @@ class RunOptions:
 def run_table(config: TableConfig, opts: RunOptions) -> int:
     """Play `config`'s table as `opts` say; 0 when it ran and stopped, 2 when it could not start."""
     clock = TableClock(opts.speed)
-    plan = GamePlan(config, rotate=opts.rotate, only=opts.only, seed=opts.seed)
+    try:
+        plan = GamePlan(config, rotate=opts.rotate, only=opts.only, seed=opts.seed)
+    except ValueError as exc:
+        print(f"referee {opts.command}: [game] {exc}", file=sys.stderr)
+        return 2
     game, seed = plan.next()
     try:
         table = build_table(config, resume=opts.resume, clock=clock, seed=seed, recognizer=opts.recognizer,

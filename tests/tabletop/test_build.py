@@ -93,3 +93,11 @@ def test_the_demo_plays_the_six_games_in_turn_with_the_options_each_takes() -> N
     assert plan.next()[0].id == "slapstick"
     with pytest.raises(ValueError):
         plan.choose("snap")
+
+
+def test_the_demo_leaves_out_games_its_seats_cannot_play() -> None:
+    plan = GamePlan(parse({"game": {"players": 9}}), rotate=True)
+    assert plan.order == ["slapjack", "irish-snap", "irish-snap-plus", "slapjack-all-faces", "slapstick"]
+    assert all(plan.game_config(g).players in (3, 9) for g in plan.order)
+    with pytest.raises(ValueError):
+        GamePlan(parse({"game": {"players": 9}}), only="slapjack-classic")
