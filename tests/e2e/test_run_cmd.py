@@ -159,7 +159,7 @@ def test_the_example_config_serves_the_demo_and_plays_game_after_game(tmp_path: 
     import json
     import time
     import urllib.request
-    cfg = example_config(tmp_path, **{"[game.options]": "[game.options]\ntime_limit_s = 20",
+    cfg = example_config(tmp_path, **{"[game.options]": "[game.options]\ntime_limit_s = 16",
                                       "speed = 1.0": "speed = 4.0"})
     port = next(int(line.split("=")[1]) for line in cfg.read_text().splitlines() if line.startswith("port ="))
     table = subprocess.Popen([sys.executable, "-m", "referee", "run", "--config", str(cfg), "--seconds", "16"],
