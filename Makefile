@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 ARGS ?=
 
-.PHONY: setup test demo bench lint clean
+.PHONY: setup test demo bench fuzz lint clean
 
 setup: $(STAMP)
 
@@ -23,6 +23,9 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py $(ARGS)
+
+fuzz: $(STAMP)
+	$(PY) bench/run.py --only fuzz --out bench/FUZZ.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -160,7 +160,8 @@ def libraries() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
-    parser.add_argument("--only", choices=["rules", "pads", "runtime", "vision", "calibration", "demo", "screens"],
+    parser.add_argument("--only", choices=["rules", "pads", "mpr121", "table", "landing", "runtime", "vision", "calibration",
+                                            "demo", "fuzz", "screens"],
                         help="run one part")
     parser.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
     args = parser.parse_args()
@@ -170,6 +171,12 @@ def main() -> int:
         parts += bench_rules(repeats, games)
     if args.only in (None, "pads"):
         parts += optional("bench_pads")
+    if args.only in (None, "pads", "mpr121"):
+        parts += optional("bench_mpr121")
+    if args.only in (None, "table"):
+        parts += optional("bench_table")
+    if args.only in (None, "landing"):
+        parts += optional("bench_landing")
     if args.only in (None, "runtime"):
         parts += optional("bench_runtime")
     if args.only in (None, "vision"):
@@ -178,6 +185,8 @@ def main() -> int:
         parts += optional("bench_calibration")
     if args.only in (None, "demo"):
         parts += optional("bench_demo")
+    if args.only in (None, "fuzz"):
+        parts += optional("bench_fuzz")
     if args.only in (None, "screens"):
         parts += screenshots()
     command = "make bench" + (f" ARGS='{' '.join(sys.argv[1:])}'" if sys.argv[1:] else "")
