@@ -59,13 +59,14 @@ def run_table(config: TableConfig, opts: RunOptions) -> int:
         print(f"referee {opts.command}: [game] {exc}", file=sys.stderr)
         return 2
     game, seed = plan.next()
+    restore = _stop_on_signals(opts.stop)        # a stop while the table is being built ends it once built
     try:
         table = build_table(config, resume=opts.resume, clock=clock, seed=seed, recognizer=opts.recognizer,
                             controls=opts.controls, game=game)
     except TableSetupError as exc:
+        restore()
         print(f"referee {opts.command}: {exc}", file=sys.stderr)
         return 2
-    restore = _stop_on_signals(opts.stop)
     server = visitor_pads = None
     code = 0
     try:
