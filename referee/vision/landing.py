@@ -10,7 +10,6 @@ when the corners and frames agree surely enough.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -32,13 +31,15 @@ INDEX_REACH = (0.75, 0.8)  # an index's centre lies within these shares of its p
 
 
 def watch_thumb(img: np.ndarray) -> np.ndarray:
-    """The region as a small grey image (green channel, 2x subsampled, then area-averaged to WATCH_WIDTH):
-    ~0.04 ms for 640x480, against ~0.9 ms for a grey conversion and area shrink of the whole region."""
+    """The region as a small grey image: each pixel's least channel (card stock is white, while ink, tables and
+    skin are coloured or dark, so a card shows against any cloth), 2x subsampled, then area-averaged to
+    WATCH_WIDTH. ~0.1 ms for 640x480, against ~0.9 ms for a grey conversion and area shrink of the region."""
     h, w = img.shape[:2]
     step = 2 if w >= 2 * WATCH_WIDTH else 1
-    green = img[::step, ::step, 1] if img.ndim == 3 else img[::step, ::step]
+    sub = img[::step, ::step]
+    least = np.minimum(np.minimum(sub[..., 0], sub[..., 1]), sub[..., 2]) if sub.ndim == 3 else sub
     size = (WATCH_WIDTH, max(1, round(WATCH_WIDTH * h / w)))
-    return cv2.resize(green, size, interpolation=cv2.INTER_AREA)
+    return cv2.resize(least, size, interpolation=cv2.INTER_AREA)
 
 
 def colour_thumb(img: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -110,12 +111,24 @@ def find_card(change: np.ndarray, scale: float, card_w: float | None = None) -> 
     the ink it hides) and where it lies over the table, so nearby changes are grouped and the group's rotated
     box is taken: it must have a card's proportions and, when `card_w` (region px) is known, a card's size; a
     box short of a card (plain paper over paper changed nothing) is grown round its centre to the card's size.
-    The largest group that fits wins."""
+    A group too big for a card (the card touching a hand's shadow or a glare that changed too) is eroded apart
+    and looked at again. The group with the most change that fits wins."""
     clean = cv2.morphologyEx(change, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    groups = cv2.dilate(clean, np.ones((7, 7), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(groups, connectivity=8)
-    best: tuple[float, CardQuad] | None = None
     expect = None if card_w is None else card_w / scale        # card width in thumbnail px
+    found, too_big = _card_groups(clean, cv2.dilate(clean, np.ones((7, 7), np.uint8)), expect)
+    if found is None and too_big:
+        core = cv2.erode(clean, np.ones((3, 3), np.uint8), iterations=2)
+        found, _ = _card_groups(core, cv2.dilate(core, np.ones((3, 3), np.uint8)), expect, pad=2.0)
+    return None if found is None else found.scaled(scale, scale)
+
+
+def _card_groups(clean: np.ndarray, groups: np.ndarray, expect: float | None, pad: float = 0.0
+                 ) -> tuple[CardQuad | None, bool]:
+    """`find_card` on one grouping (thumbnail px): the best fitting outline, and whether a group was too big;
+    `pad` px are added round each box (what erosion took off)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(groups, connectivity=8)
+    best: tuple[int, CardQuad] | None = None
+    too_big = False
     for i in range(1, n):
         x, y, w, h, _area = stats[i]
         if max(w, h) < 6 or (expect is not None and max(w, h) < 0.9 * expect):
@@ -123,28 +136,30 @@ def find_card(change: np.ndarray, scale: float, card_w: float | None = None) -> 
         ys, xs = np.nonzero((labels[y:y + h, x:x + w] == i) & (clean[y:y + h, x:x + w] > 0))
         if len(xs) < 12:
             continue
-        pts = np.column_stack([xs + x, ys + y]).astype(np.float32)
-        hull = cv2.convexHull(pts)
+        hull = cv2.convexHull(np.column_stack([xs + x, ys + y]).astype(np.float32))
         (cx, cy), (bw, bh), ang = cv2.minAreaRect(hull)
-        bw, bh = bw + 1, bh + 1                                  # pixel centres to pixel edges
+        bw, bh = bw + 1 + 2 * pad, bh + 1 + 2 * pad               # pixel centres to pixel edges
         short, long_ = min(bw, bh), max(bw, bh)
-        if short < 3 or cv2.contourArea(hull) < MIN_FILL * bw * bh:
+        if short < 3 or cv2.contourArea(hull) < MIN_FILL * (bw - 2 * pad) * (bh - 2 * pad):
             continue
         if expect is None:
             if not CARD_ASPECT[0] <= long_ / short <= CARD_ASPECT[1]:
+                too_big |= long_ / short > CARD_ASPECT[1]
                 continue
         else:
-            if not (0.75 * expect <= short <= 1.2 * expect and 0.75 * 1.4 * expect <= long_ <= 1.2 * 1.4 * expect):
+            if short > 1.2 * expect or long_ > 1.2 * 1.4 * expect:
+                too_big = True
+                continue
+            if short < 0.75 * expect or long_ < 0.75 * 1.4 * expect:
                 continue
             grow = (max(short, expect), max(long_, 1.4 * expect))
             bw, bh = grow if bw <= bh else grow[::-1]
         box = cv2.boxPoints(((cx, cy), (bw, bh), ang)).astype(np.float32)
         if np.linalg.norm(box[1] - box[0]) > np.linalg.norm(box[2] - box[1]):
             box = np.roll(box, 1, 0)           # start on a short side
-        quad = CardQuad(((box + 0.5) * scale).astype(np.float32))
         if best is None or len(xs) > best[0]:
-            best = (len(xs), quad)
-    return None if best is None else best[1]
+            best = (len(xs), CardQuad(box + np.float32(0.5)))
+    return (None if best is None else best[1]), too_big
 
 
 def corner_windows(quad: CardQuad) -> list[np.ndarray]:
@@ -161,31 +176,23 @@ def corner_windows(quad: CardQuad) -> list[np.ndarray]:
 
 def corner_patches(image: np.ndarray, quad: CardQuad, card_w: int = PATCH_CARD_W) -> list[np.ndarray]:
     """The card's two index corners cut upright from `image` (quad in its px), each `card_w * CORNER_W` wide
-    plus the margin: corners[0]'s and, turned half round, corners[2]'s. A card much larger in `image` than
-    `card_w` is shrunk by area first, so thin strokes are not lost between samples."""
+    plus the margin: corners[0]'s and, turned half round, corners[2]'s. Each is cut at the image's own scale and
+    then area-shrunk to `card_w` (a warp alone, shrinking, samples thin strokes away)."""
     q = quad.corners.astype(np.float32)
-    shrink = min(1.0, card_w / max(1.0, quad.width))
-    if shrink < 0.6:           # area-shrink the card's box first: a warp alone samples every other stroke away
-        x0, y0 = np.floor(q.min(0)).astype(int) - 2
-        x1, y1 = np.ceil(q.max(0)).astype(int) + 3
-        x0, y0 = max(0, x0), max(0, y0)
-        x1, y1 = min(image.shape[1], x1), min(image.shape[0], y1)
-        if x1 - x0 < 4 or y1 - y0 < 4:
-            return []
-        f = 1.0 / math.floor(1.0 / shrink)
-        roi = image[y0:y1, x0:x1]
-        image = cv2.resize(roi, (max(1, round(roi.shape[1] * f)), max(1, round(roi.shape[0] * f))),
-                           interpolation=cv2.INTER_AREA)
-        q = (q - np.float32([x0, y0])) * np.float32([image.shape[1] / roi.shape[1], image.shape[0] / roi.shape[0]])
-    W, H = float(card_w), card_w * 1.4
-    m = CORNER_OUT * W
-    pw, ph = round(CORNER_W * W + m), round(CORNER_H * W + m)
+    native = max(float(card_w), quad.width)
     out = []
     for first in (0, 2):
         src = np.roll(q, -first, 0)
-        dst = np.float32([[m, m], [W + m, m], [W + m, H + m], [m, H + m]])
-        M = cv2.getPerspectiveTransform(src, dst)
-        out.append(cv2.warpPerspective(image, M, (pw, ph), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+        W, m = native, CORNER_OUT * native
+        dst = np.float32([[m, m], [W + m, m], [W + m, 1.4 * W + m], [m, 1.4 * W + m]])
+        size = (round(CORNER_W * W + m), round(CORNER_H * W + m))
+        patch = cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), size, flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        if native > card_w:
+            k = card_w / native
+            patch = cv2.resize(patch, (max(1, round(size[0] * k)), max(1, round(size[1] * k))),
+                               interpolation=cv2.INTER_AREA)
+        out.append(patch)
     return out
 
 

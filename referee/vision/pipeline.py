@@ -302,8 +302,8 @@ class CardPipeline(SettlePipeline):
 
     @property
     def card_width(self) -> float | None:
-        """The cards' width in region px, learned from the landings named (None until three were)."""
-        return float(np.median(self._widths)) if len(self._widths) >= 3 else None
+        """The cards' width in region px, learned from the landings named (None until two were)."""
+        return float(np.median(self._widths)) if len(self._widths) >= 2 else None
 
     @staticmethod
     def _thumb(img: np.ndarray) -> np.ndarray:
