@@ -1,12 +1,13 @@
 """The rules modules, registered by game id: a new variant is one small module."""
 from __future__ import annotations
 
-from .base import Game, SetupError, TableError
+from .base import Game
 from .irish_snap import IrishSnap
 from .irish_snap_plus import IrishSnapPlus
 from .slapjack import Slapjack, SlapjackClassic
 from .slapjack_all_faces import SlapjackAllFaces
 from .slapstick import Slapstick
+from .state import SetupError, TableError
 
 GAMES: dict[str, type[Game]] = {}
 

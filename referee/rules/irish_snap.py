@@ -9,7 +9,8 @@ from typing import Any
 
 from ..cards import RANK_WORDS, RANKS, Card
 from ..options import COMMON, Opt, choice
-from .base import FINISHED, IN, OUT, Game, Laid, Window
+from .base import Game
+from .state import FINISHED, IN, OUT, Laid, Window
 
 
 class IrishSnap(Game):

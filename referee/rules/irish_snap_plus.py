@@ -8,8 +8,8 @@ from typing import Any
 from ..cards import JOKER, RANKS, Card, standard_deck
 from ..events import MS
 from ..options import COMMON, Opt, boolean, choice, int_range, rank_set, word_map
-from .base import FINISHED, IN, OUT, SetupError
 from .irish_snap import IrishSnap
+from .state import FINISHED, IN, OUT, SetupError
 
 
 class IrishSnapPlus(IrishSnap):

@@ -10,7 +10,8 @@ from typing import Any
 from ..cards import Card, standard_deck
 from ..events import CardSeen, Play
 from ..options import COMMON, Opt, int_range
-from .base import IN, OUT, WAITING, Game, Laid, SetupError, TableError, Window
+from .base import Game
+from .state import IN, OUT, WAITING, Laid, SetupError, TableError, Window
 
 
 class Slapjack(Game):

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..cards import FACE_RANKS, Card, deal, standard_deck
-from .base import IN, OUT, SITS_OUT, WAITING, Laid, Window
 from .slapjack import Slapjack
+from .state import IN, OUT, SITS_OUT, WAITING, Laid, Window
 
 MAJORITY = 7
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from ..cards import JOKER, Card, deal, standard_deck
 from ..options import COMMON, Opt, boolean, int_range
-from .base import Game, Laid, SetupError
+from .base import Game
+from .state import Laid, SetupError
 
 
 def _optional_rounds(value: Any) -> int | None:

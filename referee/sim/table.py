@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..events import MS, S, Event, Flinch, Play, Press, Slap, TimeUp
-from ..rules.base import Window
 from ..rules.slapstick import Slapstick
+from ..rules.state import Window
 from ..rulings import Ruling
 from ..session import Session
 
