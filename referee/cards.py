@@ -1,7 +1,7 @@
 """Cards, decks and dealing: the value types every other module shares.
 
 A card is a rank and a suit (`Card.parse("10H")`, `str(card) == "10H"`); the
-Joker has no suit. Dealing follows RULES.md: one card at a time clockwise,
+Joker has no suit. Dealing follows docs/rules.md: one card at a time clockwise,
 starting left of the dealer, as far as the cards go.
 """
 from __future__ import annotations

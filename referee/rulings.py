@@ -11,7 +11,7 @@ from typing import Any
 KINDS: frozenset[str] = frozenset({
     "wins_pile", "picks_up", "false_slap", "pays", "waiting", "back_in", "out",
     "sits_out", "dead_card", "target", "reverse", "round_end", "game_over",
-    # house-rule additions (README, "Rules: where RULES.md is silent")
+    # the referee's own additions (docs/rules.md, "Everywhere")
     "ignored", "slap_again", "check_table",
 })
 

@@ -1,3 +1,3 @@
-"""The composition root: builds real or simulated adapters from a table config
-and hands them to the referee's runtime. The only package that imports both
-`referee` and `hardware`."""
+"""The composition root: builds real or simulated adapters from a table config and hands them to the
+referee's runtime (`referee run`, `referee demo`, `referee fix`, `referee doctor`). The only package
+that wires `referee`, `hardware` and `calibration` together."""

@@ -1,4 +1,4 @@
-"""irish-snap (RULES.md, seed 000 second half): count Ace..King aloud, slap on a
+"""irish-snap (docs/rules.md): count Ace..King aloud, slap on a
 count match, and the LAST slapper picks up.
 
 Also the base of irish-snap-plus, which adds snaps, flinches and house variants.

@@ -1,5 +1,5 @@
-"""irish-snap-plus (seed 002): count One..King from the dealer's left, slap on a
-snap or a count match, flinches forfeit, and the house variants of the seed.
+"""irish-snap-plus (docs/rules.md): count One..King from the dealer's left, slap on a
+snap or a count match, flinches forfeit, and the rule text's additional variations.
 """
 from __future__ import annotations
 

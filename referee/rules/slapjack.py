@@ -1,4 +1,4 @@
-"""slapjack (RULES.md, seed 000 first half): the first slap on a Jack wins the pile.
+"""slapjack (docs/rules.md): the first slap on a Jack wins the pile.
 
 Also the base of the other first-slap games (classic, all faces), which
 override the hooks for who may slap, what a trigger is and what winning does.
@@ -162,7 +162,7 @@ class Slapjack(Game):
 
 
 class SlapjackClassic(Slapjack):
-    """slapjack-classic (seed 004): dead cards, slapping in, permanent shut-out."""
+    """slapjack-classic (docs/rules.md): dead cards, slapping in, permanent shut-out."""
 
     game_id = "slapjack-classic"
     title = "Slapjack (classic)"

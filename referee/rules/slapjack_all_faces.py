@@ -1,4 +1,4 @@
-"""slapjack-all-faces (seed 001): Jacks, then Queens, then Kings, won as scoring cards.
+"""slapjack-all-faces (docs/rules.md): Jacks, then Queens, then Kings, won as scoring cards.
 
 A pile holding a target stays slappable until somebody takes it; the first
 slap sets the targets aside and shuffles the rest under the winner's hand.

@@ -1,5 +1,5 @@
-"""slapstick (David Parlett, seed 003): a row game of rank matches, Jokers and
-chickening out, with the seed's optional extras.
+"""slapstick (David Parlett's game, docs/rules.md): a row game of rank matches, Jokers and
+chickening out, with the rule text's optional extras.
 
 No slaps decide anything here: each card laid is checked against the row, and
 a pad press is a chicken-out (or "done", or a ten-card-string stop).
