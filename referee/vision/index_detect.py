@@ -15,12 +15,16 @@ import cv2
 import numpy as np
 
 from .area_shrink import shrink_area
+from .ink_colour import DULL, OTHER, RED, balance, could_be_red, ink_contrasts, ink_colour, paper_gains
 
 RANK_PATCH = 20
 SUIT_PATCH = 14
 CTX_PATCH = 10
 N_GEOM = 8
 PAPER_FRACTION = 0.35
+# what the readers are shown for red ink, however red the camera made it: the median red-minus-green of red glyphs
+# on the rendered scenes they were trained on (tools/train_index_classifier.py make_scene, 150 scenes: 114)
+RED_FEATURE = 114.0
 SOLID_FILL = 0.8  # an ink part filling more of its box is solid (a filled box, a stripe, a plain bar), no glyph
 N_FEATURES = RANK_PATCH * RANK_PATCH + SUIT_PATCH * SUIT_PATCH + CTX_PATCH * CTX_PATCH + N_GEOM
 
@@ -37,8 +41,20 @@ class Blob:
     area: int
     cx: float
     cy: float
-    red: float  # mean red-minus-green of a red blob; 0.0 for black print
+    red: float  # RED_FEATURE for red print (`ink_colour`), 0.0 for black
     pts: np.ndarray  # (N, 2) float32 pixel coordinates (x, y)
+    dull: bool = False  # dark ink of no certain colour (`ink_colour.DULL`): a rank whose suit pip tells its colour
+    reddish: bool = False  # red, or dark ink with less red contrast than green and blue: may be a red index's rank
+
+    @property
+    def may_be_red(self) -> bool:
+        """Whether it may be the rank of a red index."""
+        return self.red > 0 or self.reddish
+
+    @property
+    def may_be_black(self) -> bool:
+        """Whether it may be the rank of a black index."""
+        return self.red <= 0
 
     @property
     def size(self) -> float:
@@ -254,10 +270,24 @@ def trim_thin_lines(labels: np.ndarray, stats: np.ndarray, cents: np.ndarray, mi
         _keep_part(labels, stats, cents, i, mine, keep)
 
 
-def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
-    """Connected ink components of glyph size, printed in black or red on light paper (lines cut off pips
-    and glyphs)."""
-    ink, norm, redness = ink_maps(bgr)
+@dataclass
+class _Parts:
+    """`find_blobs`' ink components before their colour is read: labels, stats, centres, which are glyph-sized
+    parts printed on paper (`ok`), the ink and paper masks and the green-over-paper map."""
+
+    labels: np.ndarray
+    stats: np.ndarray
+    cents: np.ndarray
+    ok: np.ndarray
+    ink: np.ndarray
+    paper: np.ndarray
+    norm: np.ndarray
+
+
+def _glyph_parts(bgr: np.ndarray, min_h: int, max_h: int) -> _Parts:
+    """The ink parts of `find_blobs`, colour not yet read."""
+    seen = balance(bgr, paper_gains(bgr))   # the paper tests below ask for colourless paper: a warm light is no table
+    ink, norm, _ = ink_maps(seen)
     # BBDT: the same labels and stats as the default algorithm (checked on all 1016 real photographs) at
     # about half its time here (0.5 ms against 0.9 ms on a 384 px image)
     _, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(ink, 8, cv2.CV_32S, cv2.CCL_BBDT)
@@ -267,7 +297,7 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     ext = np.maximum(w, h)
     ok = (ext >= min_h) & (ext <= max_h) & (area >= 20) & (area <= SOLID_FILL * w * h) & (area >= 0.08 * w * h)
     ok[0] = False
-    B, G, R = cv2.split(bgr)
+    B, G, R = cv2.split(seen)
     v = cv2.max(cv2.max(B, G), R)
     spread = cv2.subtract(v, cv2.min(cv2.min(B, G), R))
     paper = ((v > 100) & (spread < 0.35 * v)).astype(np.uint8)
@@ -278,6 +308,26 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     x1, y1 = np.minimum(W, x + w + m), np.minimum(H, y + h + m)
     frac = (integ[y1, x1] - integ[y0, x1] - integ[y1, x0] + integ[y0, x0]) / ((x1 - x0) * (y1 - y0) - area + 1)
     ok &= frac >= PAPER_FRACTION  # printed on a card, not on a busy table
+    return _Parts(labels, stats, cents, ok, ink, paper.view(bool), norm)
+
+
+def glyph_contrasts(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(centres, areas, contrasts, paper colours) of every glyph-sized ink part on paper whose colour
+    `find_blobs` reads (`ink_colour.ink_contrasts`), before any is set aside for its colour: for measuring."""
+    parts = _glyph_parts(bgr, min_h, max_h)
+    ids = np.flatnonzero(parts.ok)
+    contrast, paper_col = ink_contrasts(bgr, parts.labels, ids, parts.paper, parts.ink)
+    return parts.cents[ids], parts.stats[ids, 4], contrast, paper_col
+
+
+def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
+    """Connected ink components of glyph size, printed in black or red on light paper (lines cut off pips
+    and glyphs)."""
+    parts = _glyph_parts(bgr, min_h, max_h)
+    labels, stats, cents, ok, ink, norm = parts.labels, parts.stats, parts.cents, parts.ok, parts.ink, parts.norm
+    x, y, w, h, area = (stats[:, k] for k in range(5))
+    W = ink.shape[1]
     # every kept blob's pixels in one pass, row by row within each blob as its own box lists them (a numpy call or
     # ten a blob cost ~30 us each: ~0.9 ms a photo), and their mean colours from integer sums over those pixels
     ids = np.flatnonzero(ok)
@@ -285,9 +335,10 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     lab, (ys, xs) = _by_label(labels.ravel()[px], px, W)
     counts = np.bincount(lab, minlength=len(ok))[ids].tolist()
     starts = np.concatenate([[0], np.cumsum(counts)]).tolist()
-    colour = bgr[ys, xs]
-    sum_b, sum_g, sum_r, sum_spread = (np.bincount(lab, weights=c, minlength=len(ok))[ids].astype(np.int64).tolist()
-                                       for c in (colour[:, 0], colour[:, 1], colour[:, 2], spread[ys, xs]))
+    # red, black or neither, each against its own paper (`ink_colour`); the reader is shown one red for every red
+    contrast, paper_col = ink_contrasts(bgr, labels, ids, parts.paper, ink)
+    colours = ink_colour(contrast, paper_col).tolist()
+    reddish = could_be_red(contrast, paper_col).tolist()
     # each blob's points: every step-th of its pixels (about 200 at most), cut from one array for all blobs
     steps = np.maximum(1, np.array(counts, np.int64) // 200)
     nth = np.arange(len(lab)) - np.repeat(starts[:-1], counts)
@@ -297,13 +348,10 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     bx, by, bw, bh, barea = (v.tolist() for v in (x, y, w, h, area))
     blobs: list[Blob] = []
     for k, i in enumerate(ids.tolist()):
-        cnt = max(counts[k], 1)
-        mean_rg, mean_bg = (sum_r[k] - sum_g[k]) / cnt, (sum_b[k] - sum_g[k]) / cnt
-        is_red = mean_rg > 45 and abs(mean_bg) < 45
-        if not is_red and sum_spread[k] / cnt > 60:
-            continue  # black or red print, not coloured art
+        if colours[k] == OTHER:
+            continue  # black, red or dull print, not coloured art
         blobs.append(Blob(i, bx[i], by[i], bw[i], bh[i], barea[i], float(cents[i][0]), float(cents[i][1]),
-                          float(mean_rg) if is_red else 0.0, pts_of[k]))
+                          RED_FEATURE if colours[k] == RED else 0.0, pts_of[k], colours[k] == DULL, reddish[k]))
     return Frame(labels, norm, blobs)
 
 
@@ -355,17 +403,23 @@ def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, floa
     c = np.array([[b.cx, b.cy] for b in blobs], np.float32)
     s = np.array([b.size for b in blobs], np.float32)
     red = np.array([b.is_red for b in blobs])
+    dull = np.array([b.dull for b in blobs])
+    may_red = np.array([b.may_be_red for b in blobs])
+    may_black = ~red
     ext = np.array([max(b.w, b.h) for b in blobs], np.float32)
     thin = np.array([b.area < 0.25 * b.w * b.h for b in blobs])  # strokes filling under a quarter of its box
     d = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(-1))
     # who may partner whom (row: the glyph), all at once: the same float32 tests as one row at a time
     si, ei = s[:, None], ext[:, None]
-    same = red[:, None] == red[None, :]
+    # the suit pip's colour is the index's: a suit has a certain colour, and its rank is of that colour or may be
+    # (a thin stroke's colour is the first a sensor loses)
+    same = ~dull[None, :] & np.where(red[None, :], may_red[:, None], may_black[:, None])
     may_partner = ((d > 0.45 * ei) & (d < 2.0 * ei) & same
                    & ((s < 1.6 * si) | (thin[:, None] & (s < 2.0 * si) & (ext <= ei)))
                    & (s > 0.3 * si) & (ext < 1.5 * ei))
     ratio = ext[None, :] / ei
-    may_stand_beside = (d < 1.3 * ei) & same & (0.6 < ratio) & (ratio < 1.6)
+    alike = (may_red[:, None] & may_red[None, :]) | (may_black[:, None] & may_black[None, :])
+    may_stand_beside = (d < 1.3 * ei) & alike & (0.6 < ratio) & (ratio < 1.6)
     np.fill_diagonal(may_stand_beside, False)
     # each glyph's partners nearest first, those at least half its size before the rest (print specks and
     # frame-line pieces beside a rank must not take the places of the suit below it), ties in blob order; all
@@ -398,9 +452,9 @@ def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, floa
             bsuit = blobs[j]
             ux, uy = (c[j] - c[i]) / d[i, j]
             group = [a]
-            # merge side-by-side digits ("10"): same colour, same line, similar size
+            # merge side-by-side digits ("10"): same colour (or dull), same line, similar size
             for k in beside:
-                if k == j:
+                if k == j or not (blobs[k].may_be_red if bsuit.is_red else blobs[k].may_be_black):
                     continue
                 dx, dy = c[k] - c[i]
                 across = dx * uy - dy * ux
@@ -740,7 +794,7 @@ def features(frame: Frame, cands: list[Candidate]) -> np.ndarray:
     X[:, at_geom:] = np.column_stack([
         w[at_rank] / L, h[at_rank] / L, w[at_pip] / L, h[at_pip] / L,
         [len(cd.rank) - 1 for cd in cands],
-        [min(sum(b.red for b in cd.rank) / len(cd.rank), 150) / 100.0 for cd in cands],
+        [min(cd.suit.red, 150) / 100.0 for cd in cands],   # the rank's colour is its suit's (`pair_candidates`)
         [cd.suit.area / max(1.0, sum(b.area for b in cd.rank)) for cd in cands],
         [min(cd.suit.red, 150) / 100.0 for cd in cands]])
     # soften stroke-width differences between fonts

@@ -8,6 +8,7 @@ surely enough.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -169,17 +170,33 @@ def recognize(image: np.ndarray, *, min_conf: float = MIN_CONFIDENCE, model: Ind
     """Cards named in a BGR image, most confident first (one per identity). A card read below `min_conf` gets
     a second look (`second_look`) when the image was shrunk to be read; with `include_unsure` every reading
     is reported at its first look's confidence."""
+    if include_unsure:
+        small, scale = prepare(image)
+        frame, cands, pr, ps = score_frame(small, model)
+        return _by_confidence(claim(frame, read_rows(frame, cands, pr, ps, None), scale))
+    return recognize_at_cuts(image, (min_conf,), model=model)[min_conf]
+
+
+def recognize_at_cuts(image: np.ndarray, cuts: Sequence[float], *, model: IndexModel | None = None
+                      ) -> dict[float, list[Detection]]:
+    """`recognize(image, min_conf=cut)` for every cut, the first look read once (choosing a cut reads each
+    photo at many)."""
     small, scale = prepare(image)
     frame, cands, pr, ps = score_frame(small, model)
-    if include_unsure:
-        return _by_confidence(claim(frame, read_rows(frame, cands, pr, ps, None), scale))
-    readings = read_rows(frame, cands, pr, ps, min(min_conf, SECOND_LOOK_FLOOR))
-    used: set[int] = set()
-    best = claim(frame, [t for t in readings if t[0] >= min_conf], scale, used)
-    for detection in second_look(image, frame, [t for t in readings if t[0] < min_conf], scale, used, best,
-                                 min_conf, model):
-        best[detection.card] = detection
-    return _by_confidence(best)
+    by_floor: dict[float, list[Reading]] = {}
+    out: dict[float, list[Detection]] = {}
+    for cut in cuts:
+        floor = min(cut, SECOND_LOOK_FLOOR)
+        if floor not in by_floor:
+            by_floor[floor] = read_rows(frame, cands, pr, ps, floor)
+        readings = by_floor[floor]
+        used: set[int] = set()
+        best = claim(frame, [t for t in readings if t[0] >= cut], scale, used)
+        for detection in second_look(image, frame, [t for t in readings if t[0] < cut], scale, used, best, cut,
+                                     model):
+            best[detection.card] = detection
+        out[cut] = _by_confidence(best)
+    return out
 
 
 def second_look(image: np.ndarray, frame: Frame, unsure: list[Reading], scale: float, used: set[int],
