@@ -22,6 +22,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,11 +32,10 @@ SOURCES = ("pyproject.toml", "README.md", "referee", "hardware", "tabletop", "ca
 EXTRAS = ("vision",)
 
 
-def run(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess[str]:
+def run(args: list[str | Path], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, env=env, timeout=300,
-                          **kwargs)  # type: ignore[call-overload]
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, env=env, timeout=300, **kwargs)
     assert done.returncode == 0, f"{' '.join(map(str, args))}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return done
 
