@@ -27,6 +27,7 @@ CORNER_H = 0.54            # ... and this share down its long side, from the car
 CORNER_OUT = 0.05          # and this much beyond the outline (a found outline can fall short of the card)
 PATCH_CARD_W = 170         # the card's width in the upright patches (px): index ranks ~29 px tall
 SKIN_IN_CORNER = 0.02      # a corner with more new skin than this (share of its window) is not read
+MAX_GROUPS = 5             # the largest change groups tried (alone and in pairs) for a card's outline
 INDEX_REACH = (0.75, 0.8)  # an index's centre lies within these shares of its patch's width and height
 
 
@@ -125,41 +126,49 @@ def find_card(change: np.ndarray, scale: float, card_w: float | None = None) -> 
 def _card_groups(clean: np.ndarray, groups: np.ndarray, expect: float | None, pad: float = 0.0
                  ) -> tuple[CardQuad | None, bool]:
     """`find_card` on one grouping (thumbnail px): the best fitting outline, and whether a group was too big;
-    `pad` px are added round each box (what erosion took off)."""
+    `pad` px are added round each box (what erosion took off). A card lying almost on an older one may change in
+    two parts (its ends over the table, little between), so pairs of groups are tried as one too."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(groups, connectivity=8)
+    parts = []
+    for i in np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:MAX_GROUPS] + 1:
+        x, y, w, h, _area = stats[i]
+        ys, xs = np.nonzero((labels[y:y + h, x:x + w] == i) & (clean[y:y + h, x:x + w] > 0))
+        if len(xs) >= 12:
+            parts.append(np.column_stack([xs + x, ys + y]).astype(np.float32))
+    tries = [[p] for p in parts] + [[a, b] for k, a in enumerate(parts) for b in parts[k + 1:]]
     best: tuple[int, CardQuad] | None = None
     too_big = False
-    for i in range(1, n):
-        x, y, w, h, _area = stats[i]
-        if max(w, h) < 6 or (expect is not None and max(w, h) < 0.9 * expect):
-            continue
-        ys, xs = np.nonzero((labels[y:y + h, x:x + w] == i) & (clean[y:y + h, x:x + w] > 0))
-        if len(xs) < 12:
-            continue
-        hull = cv2.convexHull(np.column_stack([xs + x, ys + y]).astype(np.float32))
-        (cx, cy), (bw, bh), ang = cv2.minAreaRect(hull)
-        bw, bh = bw + 1 + 2 * pad, bh + 1 + 2 * pad               # pixel centres to pixel edges
-        short, long_ = min(bw, bh), max(bw, bh)
-        if short < 3 or cv2.contourArea(hull) < MIN_FILL * (bw - 2 * pad) * (bh - 2 * pad):
-            continue
-        if expect is None:
-            if not CARD_ASPECT[0] <= long_ / short <= CARD_ASPECT[1]:
-                too_big |= long_ / short > CARD_ASPECT[1]
-                continue
-        else:
-            if short > 1.2 * expect or long_ > 1.2 * 1.4 * expect:
-                too_big = True
-                continue
-            if short < 0.75 * expect or long_ < 0.75 * 1.4 * expect:
-                continue
-            grow = (max(short, expect), max(long_, 1.4 * expect))
-            bw, bh = grow if bw <= bh else grow[::-1]
-        box = cv2.boxPoints(((cx, cy), (bw, bh), ang)).astype(np.float32)
-        if np.linalg.norm(box[1] - box[0]) > np.linalg.norm(box[2] - box[1]):
-            box = np.roll(box, 1, 0)           # start on a short side
-        if best is None or len(xs) > best[0]:
-            best = (len(xs), CardQuad(box + np.float32(0.5)))
+    for pts in tries:
+        fit, big = _fit_card(np.concatenate(pts), expect, pad)
+        too_big |= big and len(pts) == 1
+        count = sum(len(p) for p in pts)
+        if fit is not None and (best is None or count > best[0]):
+            best = (count, fit)
     return (None if best is None else best[1]), too_big
+
+
+def _fit_card(pts: np.ndarray, expect: float | None, pad: float) -> tuple[CardQuad | None, bool]:
+    """The card outline round changed points (thumbnail px), or None; and whether they spread too far for one."""
+    hull = cv2.convexHull(pts)
+    (cx, cy), (bw, bh), ang = cv2.minAreaRect(hull)
+    bw, bh = bw + 1 + 2 * pad, bh + 1 + 2 * pad               # pixel centres to pixel edges
+    short, long_ = min(bw, bh), max(bw, bh)
+    if short < 3 or cv2.contourArea(hull) < MIN_FILL * (bw - 2 * pad) * (bh - 2 * pad):
+        return None, False
+    if expect is None:
+        if not CARD_ASPECT[0] <= long_ / short <= CARD_ASPECT[1]:
+            return None, long_ / short > CARD_ASPECT[1]
+    else:
+        if short > 1.2 * expect or long_ > 1.2 * 1.4 * expect:
+            return None, True
+        if short < 0.75 * expect or long_ < 0.75 * 1.4 * expect:
+            return None, False
+        grow = (max(short, expect), max(long_, 1.4 * expect))
+        bw, bh = grow if bw <= bh else grow[::-1]
+    box = cv2.boxPoints(((cx, cy), (bw, bh), ang)).astype(np.float32)
+    if np.linalg.norm(box[1] - box[0]) > np.linalg.norm(box[2] - box[1]):
+        box = np.roll(box, 1, 0)           # start on a short side
+    return CardQuad(box + np.float32(0.5)), False
 
 
 def corner_windows(quad: CardQuad) -> list[np.ndarray]:

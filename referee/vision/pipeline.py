@@ -339,6 +339,9 @@ class CardPipeline(SettlePipeline):
         if self._ref is None:
             super().feed(frame, t_ns)   # the first frame is the pile as it is; read it silently
             return []
+        if self._burst_t is None and self._calm is None and self._quiet(thumb):
+            self._prev = thumb           # the watch loop's whole cost on a still pile
+            return []
         thumb = self._exposed(thumb)
         moving = cv2.absdiff(thumb, self._prev) > 15
         self._prev = thumb
@@ -362,6 +365,13 @@ class CardPipeline(SettlePipeline):
             self._still = 0  # a hand is resting over the pile: wait for it to leave
             return []
         return self._settle_burst(img, thumb)
+
+    def _quiet(self, thumb: np.ndarray) -> bool:
+        """Nothing changed against the settled view and nothing moved since the last frame (at this exposure)."""
+        def count(other: np.ndarray, level: int) -> int:
+            return cv2.countNonZero(cv2.threshold(cv2.absdiff(thumb, other), level, 255, cv2.THRESH_BINARY)[1])
+        return count(self._ref, 25) < self.change_level * thumb.size and \
+            count(self._prev, 15) < self.still_share * thumb.size  # type: ignore[arg-type]
 
     def _absorb(self, img: np.ndarray, thumb: np.ndarray, changed: np.ndarray, moving: np.ndarray) -> None:
         """Just after a landing was named: the card's last slide (inside its grown outline) is taken into the
