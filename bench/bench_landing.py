@@ -346,6 +346,19 @@ def run_episodes(seeds: range | list[int], *, verbose: bool = False) -> tuple[Ta
     return old_t, new_t
 
 
+def merge(parts: list[tuple[Tally, Tally]]) -> tuple[Tally, Tally]:
+    """Tallies of several runs (e.g. halves of the seeds run in two processes) as one."""
+    out = []
+    for k in (0, 1):
+        total = Tally(parts[0][k].name)
+        for part in parts:
+            for name, value in vars(part[k]).items():
+                if name != "name":
+                    setattr(total, name, getattr(total, name) + value)
+        out.append(total)
+    return out[0], out[1]
+
+
 def _pct(xs: list[float], q: float) -> float:
     return float(np.percentile(xs, q)) if xs else float("nan")
 
@@ -418,12 +431,22 @@ if __name__ == "__main__":
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", help="first:stop of episode seeds (default: the report range)")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--out", help="with --seeds: also pickle both tallies here")
+    ap.add_argument("--merge", nargs="+", help="print the tables of pickled tallies merged")
     args = ap.parse_args()
-    if args.seeds:
+    if args.merge:
+        import pickle
+        o, n = merge([pickle.load(open(f, "rb")) for f in args.merge])
+        print("\n".join(table(o, n) + [""] + cpu_lines(o, n)))
+        print("new wrong:", n.wrong_list, "\nnew missed:", n.missed, "\nnew late:", n.late)
+    elif args.seeds:
         import cv2
         cv2.setNumThreads(1)
         a, b = map(int, args.seeds.split(":"))
         o, n = run_episodes(range(a, b), verbose=args.v)
+        if args.out:
+            import pickle
+            pickle.dump((o, n), open(args.out, "wb"))
         print("\n".join(table(o, n) + [""] + cpu_lines(o, n)))
         print("new wrong:", n.wrong_list[:20], "\nnew missed:", n.missed[:30], "\nold missed:", len(o.missed))
         print("new late:", "\n".join(n.late[:40]))
