@@ -93,11 +93,11 @@ def run(args: argparse.Namespace) -> int:
         seats = len(pads.offsets_us)
         sim = SimPads(max(replay.inputs, seats + 1), debounce_ms=0.0, watchdog_s=None)
         try:
-            result = calibrate_pads(sim, seats, replay.bind(sim), trials=replay.trials_per_seat,
-                                    reference_seat=seats if pads.reference == "pad" else None)
+            pads_result = calibrate_pads(sim, seats, replay.bind(sim), trials=replay.trials_per_seat,
+                                         reference_seat=seats if pads.reference == "pad" else None)
         finally:
             sim.close()
-        for s in result.seats:
+        for s in pads_result.seats:
             want = pads.offsets_us[s.seat]
             got = round(s.offset_ns / 1000)
             tol = max(PAD_TOLERANCE_US, pads.tie_margin_us[s.seat] if pads.tie_margin_us else 0)

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
                                             progress=None if replay else ui.say)
     finally:
         pads.close()
-    if args.record and args.simulate:
+    if args.record and args.simulate and table is not None:
         write_events(table.log, args.record)
     ui.step(2, 2, "result")
     for line in result.lines():

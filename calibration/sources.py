@@ -33,19 +33,16 @@ def open_camera(args: argparse.Namespace) -> CameraFeed:
         return CameraFeed(lagged(sim.frames(), clock, int(args.sim_latency_ms * 1e6),
                                  int(args.sim_jitter_ms * 1e6), args.seed), clock, True)
     if source == "picamera2":
-        src = cams.Picamera2Source()
-        return CameraFeed(src.frames(), time.monotonic_ns, True, camera=src.camera, close=src.close)
-    if source == "opencv":
-        src = cams.VideoCaptureSource(args.device)
-        return CameraFeed(src.frames(), time.monotonic_ns, True, close=src.close)
-    if source == "video":
-        src = cams.VideoCaptureSource(args.path)
-        if not src.is_file:
+        picam = cams.Picamera2Source()
+        return CameraFeed(picam.frames(), time.monotonic_ns, True, camera=picam.camera, close=picam.close)
+    if source in ("opencv", "video"):
+        capture = cams.VideoCaptureSource(args.device if source == "opencv" else args.path)
+        if source == "video" and not capture.is_file:
             raise SystemExit(f"referee calibrate: no video file at {args.path!r}")
-        return CameraFeed(src.frames(), time.monotonic_ns, False, close=src.close)
+        return CameraFeed(capture.frames(), time.monotonic_ns, source == "opencv", close=capture.close)
     if source == "folder":
-        src = cams.FolderSource(args.path, fps=args.fps)
-        return CameraFeed(src.frames(), time.monotonic_ns, False, close=src.close)
+        folder = cams.FolderSource(args.path, fps=args.fps)
+        return CameraFeed(folder.frames(), time.monotonic_ns, False, close=folder.close)
     raise SystemExit(f"referee calibrate: unknown camera source {source!r}")
 
 

@@ -15,6 +15,9 @@ from gpiozero.pins.mock import MockPin, PinState
 class TimedMockPin(MockPin):
     """`drive(state, t_ns)` makes an edge stamped `t_ns` (CLOCK_MONOTONIC ns)."""
 
+    _state: bool             # set by MockPin (untyped there)
+    _last_change: float
+
     def drive(self, state: bool, t_ns: int, *, callback_delay_s: float = 0.0) -> bool:
         """Change the input level at `t_ns`; False when the level did not change (no edge)."""
         assert self._function == "input", "only inputs can be driven"
