@@ -150,7 +150,8 @@ class TableFeed:
 
     # ---- operator actions -----------------------------------------------------------
     def check_pin(self, pin: str) -> None:
-        if not self.operator_pin or not hmac.compare_digest(str(pin), self.operator_pin):
+        # bytes: compare_digest refuses str with non-ASCII characters (a TypeError, not a denial)
+        if not self.operator_pin or not hmac.compare_digest(str(pin).encode(), self.operator_pin.encode()):
             raise OperatorDenied("operator PIN required")
 
     def operate(self, action: str, pin: str, **params: Any) -> Any:

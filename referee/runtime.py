@@ -24,6 +24,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from .events import S, CardSeen, CardUnreadable, Event, TimeUp
+from .journal_records import JournalWriteError
 from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, Utterance
 from .rulings import Ruling
 from .session import Session
@@ -78,6 +79,7 @@ class TableRuntime:
         self._published = len(self.game.rulings)       # a resumed game's rulings were published before
         self._calls_spoken = len(self.game.calls)
         self._ended = self.game.over
+        self._journal_fault: str | None = None          # the reason last announced for a journal that cannot be written
         self.started_ns = started_ns
         self.timed_out = False                          # the game ended on its time limit
         limit = self.game.opts.get("time_limit_s")
@@ -130,11 +132,14 @@ class TableRuntime:
         journal closes the game with its standing."""
         with self._lock:
             if not self._ended:
-                if self.recorder is not None:
-                    self.recorder.finish()
-                else:
-                    self.session.finish()
-                self._ended = True
+                try:
+                    if self.recorder is not None:
+                        self.recorder.finish()
+                    else:
+                        self.session.finish()
+                    self._ended = True
+                except JournalWriteError as exc:
+                    self._journal_failed(exc)
             self._publish()
         self.over.set()
 
@@ -183,6 +188,9 @@ class TableRuntime:
                         self.recorder.advance(now_ns)
                     else:
                         self.session.advance(now_ns)
+                self._publish()
+            except JournalWriteError as exc:  # the journal cannot be written: judge nothing more, say why
+                self._journal_failed(exc)
                 self._publish()
             except Exception as exc:     # last line of defence: say so, keep the table alive
                 log.exception("referee step failed")
@@ -255,10 +263,19 @@ class TableRuntime:
             for observer in self.observers:
                 observer(check)
 
+    def _journal_failed(self, exc: JournalWriteError) -> None:
+        """Pause judging until the operator resumes (the recorder keeps what arrives meanwhile); say it once."""
+        self.paused.add("journal")
+        if self._journal_fault != exc.reason:
+            self._journal_fault = exc.reason
+            log.error("%s", exc)
+            self._notice(Notice("check_table", exc.announcement))
+
     # ---- operator actions ---------------------------------------------------------
     def resume(self, reason: str | None = None) -> None:
         """The operator says the table is sound again (all pauses, or one)."""
         with self._lock:
+            self._journal_fault = None
             if reason is None:
                 self.paused.clear()
             else:
@@ -270,6 +287,7 @@ class TableRuntime:
         with self._lock:
             self.game.correct_top(card, self.game.now)
             self.paused.discard("operator")
+            self._record_corrections()
             self._publish()
 
     def correct_hand(self, seat: int, count: int) -> None:
@@ -277,13 +295,22 @@ class TableRuntime:
         with self._lock:
             self.game.correct_hand(seat, count, self.game.now)
             self.paused.discard("operator")
+            self._record_corrections()
             self._publish()
+
+    def _record_corrections(self) -> None:
+        if self.recorder is not None:
+            try:
+                self.recorder.sync()
+            except JournalWriteError as exc:
+                self._journal_failed(exc)
 
     # ---- output -----------------------------------------------------------------
     def _publish(self) -> None:
         """Announce and show every ruling made since the last call; tell live views of late margins."""
         rulings = self.game.rulings
-        for ruling in rulings[self._published:]:
+        upto = len(rulings) if self.recorder is None else min(len(rulings), self.recorder.recorded)
+        for ruling in rulings[self._published:upto]:   # never announce a ruling the journal does not hold
             if ruling.kind == "check_table" and not str(ruling.fields.get("problem", "")).startswith("corrected"):
                 self.paused.add("operator")
             if ruling.say and ruling.kind != "ignored":
@@ -292,7 +319,7 @@ class TableRuntime:
                 observer(ruling)
             if ruling.kind == "wins_pile" and ruling.fields.get("margin_us") is None:
                 self._open_margins = [*self._open_margins[-3:], ruling]
-        self._published = len(rulings)
+        self._published = max(self._published, upto)
         self._amended()
         if self.speak_counts:
             for t_ns, _rank, word in self.game.calls[self._calls_spoken:]:
@@ -300,7 +327,10 @@ class TableRuntime:
         self._calls_spoken = len(self.game.calls)
         if self.game.over and self.recorder is not None and not self._ended:
             self._ended = True
-            self.recorder.journal.end_game(self.game_no, self.game.final())
+            try:
+                self.recorder.end_game(self.game.final())
+            except JournalWriteError as exc:             # kept by the recorder, written when it can be
+                self._journal_failed(exc)
 
     def _amended(self) -> None:
         """A runner-up's slap filled in a margin after the ruling went out: tell the live views."""
