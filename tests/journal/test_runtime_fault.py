@@ -1,23 +1,15 @@
 """The table runtime with a journal that stops taking writes: it says "check the table", judges nothing it
 cannot record, and carries on when the operator resumes after making room.
-
-Needs referee/runtime.py wired as in runtime_journal_faults.patch (beside this file); skipped until then.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from referee.events import MS, Slap
 from referee.journal_cmds import replay_from_journal
-from referee.runtime import TableRuntime
 from tests.journal.test_faults import FlakyJournal
 from tests.web.helpers import BASE, HandTable
-
-pytestmark = pytest.mark.skipif(not hasattr(TableRuntime, "_journal_failed"),
-                                reason="referee/runtime.py not wired yet (tests/journal/runtime_journal_faults.patch)")
-
 
 def test_a_journal_that_cannot_be_written_pauses_the_table_and_nothing_is_announced_unrecorded(tmp_path: Path) -> None:
     journal = FlakyJournal(tmp_path / "j.db")
