@@ -92,3 +92,26 @@ def test_a_table_on_mpr121_pads_stamps_within_its_tie_margin(tmp_path: Path) -> 
     for (seat, t), (want_seat, want_t) in zip(sorted(slaps, key=lambda s: s[1]), sorted(want_slaps, key=lambda s: s[1])):
         assert seat == want_seat and 0 <= t - want_t <= tie_us[seat] * 1000
     assert rulings == want_rulings
+
+
+def test_a_camera_that_stalls_errors_and_vanishes_comes_back_and_the_table_plays_on(tmp_path: Path) -> None:
+    script = script_game("slapjack", 4, seed=5, seconds=SECONDS)
+    faults = [{"kind": "stall", "t_us": 3_000_000, "until_us": 5_500_000},
+              {"kind": "error", "t_us": 8_000_000},
+              {"kind": "gone", "t_us": 11_000_000, "until_us": 12_500_000}]
+    run = run_table(tmp_path, table_config("gpio"), world_for(script, pads="gpio", seed=5, camera_faults=faults),
+                    seconds=SECONDS + 1.5)
+    no_crash(run)
+    said = [json.loads(line).get("text", "") for line in (run.world_dir / "log.jsonl").read_text().splitlines()
+            if '"espeak-ng"' in line]
+    lost = [t for t in said if t.startswith("Camera") and "back" not in t]
+    back = [t for t in said if t.startswith("Camera is back")]
+    assert len(lost) >= 2 and len(back) == len(lost), said       # every loss announced, and every return
+    opens = [json.loads(line) for line in (run.world_dir / "log.jsonl").read_text().splitlines()
+             if '"picamera2"' in line and '"open"' in line]
+    assert len(opens) >= 3                                       # reopened after each fault
+    with Journal(run.journal, create=False) as journal:
+        game = journal.games()[0].id
+        late = [r for r in journal.rulings(game) if r.ruling.t_ns > run.t0_ns + 13_000_000_000
+                and r.ruling.kind not in ("ignored", "check_table")]
+    assert late, "nothing was judged after the camera came back"
