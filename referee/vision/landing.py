@@ -95,7 +95,7 @@ class CardQuad:
         return float(min(np.abs(a - b).max(), np.abs(a - np.roll(b, 2, 0)).max()))
 
     def scaled(self, sx: float, sy: float, dx: float = 0.0, dy: float = 0.0) -> CardQuad:
-        return CardQuad((self.corners * np.float32([sx, sy]) + np.float32([dx, dy])).astype(np.float32))
+        return CardQuad((self.corners * np.array([sx, sy], np.float32) + np.array([dx, dy], np.float32)).astype(np.float32))
 
     def mask(self, shape: tuple[int, ...], grow: float = 0.0) -> np.ndarray:
         """The outline filled (uint8 0/255) in an image of `shape`, grown by `grow` px each way."""
@@ -177,9 +177,9 @@ def corner_windows(quad: CardQuad) -> list[np.ndarray]:
     for first in (0, 2):
         p = np.roll(quad.corners, -first, 0)
         ux, uy = p[1] - p[0], (p[3] - p[0]) / 1.4
-        out.append(np.float32([p[0] + a * ux + b * uy for a, b in
-                               ((-CORNER_OUT, -CORNER_OUT), (CORNER_W, -CORNER_OUT), (CORNER_W, CORNER_H),
-                                (-CORNER_OUT, CORNER_H))]))
+        out.append(np.array([p[0] + a * ux + b * uy for a, b in
+                             ((-CORNER_OUT, -CORNER_OUT), (CORNER_W, -CORNER_OUT), (CORNER_W, CORNER_H),
+                              (-CORNER_OUT, CORNER_H))], np.float32))
     return out
 
 
@@ -193,7 +193,7 @@ def corner_patches(image: np.ndarray, quad: CardQuad, card_w: int = PATCH_CARD_W
     for first in (0, 2):
         src = np.roll(q, -first, 0)
         W, m = native, CORNER_OUT * native
-        dst = np.float32([[m, m], [W + m, m], [W + m, 1.4 * W + m], [m, 1.4 * W + m]])
+        dst = np.array([[m, m], [W + m, m], [W + m, 1.4 * W + m], [m, 1.4 * W + m]], np.float32)
         size = (round(CORNER_W * W + m), round(CORNER_H * W + m))
         patch = cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), size, flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REPLICATE)

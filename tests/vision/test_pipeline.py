@@ -11,7 +11,7 @@ import pytest
 
 from referee.cards import Card, standard_deck
 from referee.events import CardSeen, CardUnreadable, PileCleared
-from referee.vision import pipeline, render
+from referee.vision import render, settle
 from referee.vision import recognize as recognize_module
 from referee.vision.pipeline import CardPipeline, SettlePipeline
 from referee.vision.simulate import PileSimulator
@@ -136,7 +136,7 @@ def test_small_change_without_a_half_read_card_stays_quiet(hint: float | None) -
 def test_rendered_row_never_drops_a_card_silently(monkeypatch: pytest.MonkeyPatch) -> None:
     # seed 8 without the closer look (and the recognizer's second look, so the fallback stays tested whatever
     # it names): two row cards read below the naming cut (3S, 10C); each is still reported
-    monkeypatch.setattr(pipeline, "CLOSER_MAX_SHARE", 0.0)
+    monkeypatch.setattr(settle, "CLOSER_MAX_SHARE", 0.0)
     monkeypatch.setattr(recognize_module, "SECOND_LOOK_FLOOR", 1.0)
     deck = random.Random(8).sample(standard_deck(), 52)[:12]
     sim = PileSimulator(deck, seed=8, row=True, hands=0.0, size=480)
@@ -156,7 +156,7 @@ def test_closer_look_names_small_row_cards(monkeypatch: pytest.MonkeyPatch) -> N
     seen = [e for e in _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480), SettlePipeline())
             if isinstance(e, CardSeen)]
     assert [e.card for e in seen] == deck
-    monkeypatch.setattr(pipeline, "CLOSER_MAX_SHARE", 0.0)  # no closer look either
+    monkeypatch.setattr(settle, "CLOSER_MAX_SHARE", 0.0)  # no closer look either
     without = _run(PileSimulator(deck, seed=8, row=True, hands=0.0, size=480), SettlePipeline())
     assert len([e for e in without if isinstance(e, CardSeen)]) < len(deck)
 
