@@ -1,75 +1,86 @@
-"""Soak: the kiosk demo plays 30 minutes of table time (accelerated, vision in the
-loop) and neither memory nor the journal grows past a bound (old games are pruned)."""
+"""Soak: the kiosk demo through `referee run --config FILE` (mode "demo", as a fresh Pi boots it) for 30 table
+minutes on an accelerated clock, vision in the loop; it must not crash, and neither its memory nor its journal
+may grow past a bound (old games are pruned)."""
 from __future__ import annotations
 
-import ctypes
-import gc
+import os
+import signal
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tabletop.demo import DemoTable
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from referee.journal import Journal  # noqa: E402
 
 TABLE_MINUTES = 30
-KEEP_GAMES = 5
+SPEED = 10.0
 
 
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return float("nan")
 
 
-def settled_rss_mb() -> float:
-    """RSS once Python's garbage is collected and glibc has handed its free pages back: what the process holds,
-    not what the allocator kept from the last game's peak (a soak read raw RSS swinging 170-190 MB while traced
-    Python memory stayed flat)."""
-    gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: the raw reading it is
-        pass
-    return rss_mb()
-
-
-def run() -> list[str]:
+def run(table_minutes: float = TABLE_MINUTES) -> list[str]:
     folder = Path(tempfile.mkdtemp(prefix="soak-"))
     journal = folder / "demo.db"
-    samples: list[tuple[int, float, float, float]] = []   # game, table minutes so far, rss MB, journal kB
-    table_s = 0.0
-    start = time.perf_counter()
-
-    demo = DemoTable(headless=True, vision=True, journal_path=journal, keep_games=KEEP_GAMES)
-
-    def after(game_no: int, result: object) -> None:
-        nonlocal table_s
-        table_s += getattr(result, "seconds", 0.0)
-        size = sum(p.stat().st_size for p in folder.glob("demo.db*")) / 1024
-        samples.append((game_no, table_s / 60, settled_rss_mb(), size))
-        if table_s >= TABLE_MINUTES * 60:
-            demo._stop.set()
-
-    demo.on_game = after
-    demo.run()
-    wall = time.perf_counter() - start
-    half = max(1, len(samples) // 2)
-    rss_early = statistics.median(s[2] for s in samples[:half])
-    rss_late = statistics.median(s[2] for s in samples[half:] or samples)
-    jmax = max(s[3] for s in samples)
-    lines = ["## Demo soak (30 table minutes, vision in the loop)", "",
-             f"{len(samples)} games, {table_s / 60:.1f} table minutes in {wall:.0f} s wall; journal keeps the newest "
-             f"{KEEP_GAMES} games.", "",
-             "RSS is read after each game once garbage is collected and glibc's free pages are returned "
-             "(`malloc_trim`), so it shows what the process holds rather than the allocator's leftovers.", "",
-             "| after game | table min | RSS MB | journal kB |", "|---|---|---|---|"]
-    lines += [f"| {g} | {m:.1f} | {r:.0f} | {j:.0f} |" for g, m, r, j in samples]
-    lines += ["", f"Median RSS, first half of the games: {rss_early:.0f} MB; second half: {rss_late:.0f} MB "
-              f"(growth {rss_late - rss_early:+.0f} MB). Journal peak {jmax:.0f} kB "
-              f"(bound: {KEEP_GAMES} games' worth).", ""]
+    config = folder / "table.toml"
+    config.write_text(f'[journal]\npath = "{journal}"\n[kiosk]\nmode = "demo"\nport = {_port()}\nspeed = {SPEED}\n')
+    wall_s = table_minutes * 60 / SPEED
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "referee", "run", "--config", str(config)], cwd=folder,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    samples: list[tuple[float, float]] = []          # wall seconds, RSS MB
+    start = time.monotonic()
+    while time.monotonic() - start < wall_s and proc.poll() is None:
+        time.sleep(2.0)
+        samples.append((time.monotonic() - start, _rss_mb(proc.pid)))
+    crashed = proc.poll() is not None
+    if not crashed:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    size_kb = sum(p.stat().st_size for p in folder.glob("demo.db*")) / 1024
+    with Journal(journal, create=False) as book:
+        games = book.games()
+    ended = sum(1 for g in games if g.ended)
+    third = max(1, len(samples) // 3)
+    early = statistics.median(r for _t, r in samples[:third]) if samples else float("nan")
+    late = statistics.median(r for _t, r in samples[-third:]) if samples else float("nan")
+    clean = not crashed and proc.returncode == 0 and "Traceback" not in err
+    lines = [f"## Demo soak through `referee run` ({table_minutes:.0f} table minutes, vision in the loop)", "",
+             f"`referee run --config demo.toml` with `[kiosk] mode = \"demo\"` and `speed = {SPEED:g}` for "
+             f"{wall_s:.0f} s wall, then SIGTERM as systemd stops it. Games are numbered in the journal, which "
+             "keeps the newest 20.", "",
+             "| result | games started (journal numbering) | ended in the journal now | RSS first third MB | "
+             "RSS last third MB | peak RSS MB | journal kB |", "|---|---|---|---|---|---|---|",
+             f"| {'clean exit 0' if clean else f'FAILED (exit {proc.returncode})'} | "
+             f"{games[-1].id if games else 0} | {ended} | {early:.0f} | {late:.0f} | "
+             f"{max((r for _t, r in samples), default=float('nan')):.0f} | {size_kb:.0f} |", ""]
+    if not clean:
+        lines += ["```", err[-1500:], "```", ""]
     return lines
 
 
 if __name__ == "__main__":
-    print("\n".join(run()))
+    print("\n".join(run(float(sys.argv[1]) if len(sys.argv) > 1 else TABLE_MINUTES)))
