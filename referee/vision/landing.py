@@ -227,13 +227,16 @@ class Evidence:
     """Corner readings of one landing, over frames; `decide()` names the card when they agree surely enough.
 
     A card is named when both corners of one frame read it (one at least `sure`, the other at least `floor`),
-    or one corner reads it at least `sure` on `frames_needed` frames; never while another card has been read
-    at `floor` or more on any corner (the readings then disagree: the settled view decides).
+    or one corner reads it at least `sure` on `frames_needed` frames, or at least `lone` while the other corner,
+    read on the same frame, shows no index at all (a glare or a shadow over it); never while another card has
+    been read at `floor` or more on any corner (the readings then disagree: the settled view decides). Only
+    frames of a card that has nearly stopped are read: a card still sliding smears a spade into a club.
     """
 
     sure: float
     floor: float = 0.5
     frames_needed: int = 2
+    lone: float = 0.999
     readings: list[Reading] = field(default_factory=list)
 
     def add(self, frame: int, corner: int, found: list[Detection]) -> None:
@@ -248,10 +251,11 @@ class Evidence:
         for r in sorted(sure, key=lambda r: -r.confidence):
             if self.rivals(r.card):  # type: ignore[arg-type]
                 continue
-            other = [o for o in self.readings if o.frame == r.frame and o.corner != r.corner and o.card == r.card
-                     and o.confidence >= self.floor]
+            same_frame = [o for o in self.readings if o.frame == r.frame and o.corner != r.corner]
+            other = [o for o in same_frame if o.card == r.card and o.confidence >= self.floor]
+            blank = r.confidence >= self.lone and any(o.card is None for o in same_frame)
             frames = {o.frame for o in sure if o.card == r.card}
-            if other or len(frames) >= self.frames_needed:
+            if other or blank or len(frames) >= self.frames_needed:
                 return r.card, r.confidence  # type: ignore[return-value]
         return None
 

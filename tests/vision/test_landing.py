@@ -188,8 +188,8 @@ def test_corner_patches_cut_both_indices_upright(angle: float) -> None:
         assert [str(d.card) for d in named] == ["10D"]
 
 
-def _det(card: str, conf: float) -> list[Detection]:
-    return [Detection(Card.parse(card), conf, (10.0, 10.0))]
+def _det(card: str | None, conf: float) -> list[Detection]:
+    return [Detection(Card.parse(card), conf, (10.0, 10.0))] if card else []
 
 
 @pytest.mark.parametrize("reads, named", [
@@ -199,8 +199,12 @@ def _det(card: str, conf: float) -> list[Detection]:
     ([(1, 0, "JH", 0.99), (1, 1, "JD", 0.6)], None),           # the corners disagree
     ([(1, 0, "JH", 0.99), (2, 0, "JH", 0.99), (2, 1, "7H", 0.7)], None),
     ([(1, 0, "JH", 0.9), (1, 1, "JH", 0.9)], None),            # neither sure
+    ([(1, 0, "JH", 0.9995), (1, 1, None, 0.0)], "JH"),         # one very sure, the other corner blank
+    ([(1, 0, "JH", 0.995), (1, 1, None, 0.0)], None),          # ... but not very sure
+    ([(1, 0, "JH", 0.9995)], None),                            # the other corner not read (a hand over it)
 ])
-def test_evidence_names_only_agreeing_sure_reads(reads: Sequence[tuple[int, int, str, float]], named: str | None) -> None:
+def test_evidence_names_only_agreeing_sure_reads(reads: Sequence[tuple[int, int, str | None, float]],
+                                                 named: str | None) -> None:
     ev = landing.Evidence(0.97)
     for frame, corner, card, conf in reads:
         ev.add(frame, corner, _det(card, conf))
