@@ -30,7 +30,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -302,8 +302,9 @@ def score(ep: Episode, tally: Tally, seen: list[tuple[int, object]]) -> None:
                 tally.missed.append(f"seed {ep.seed}: {c.card} at {c.t_ns / MS:.0f} ms")
 
 
-def run_episodes(seeds: range | list[int], *, verbose: bool = False) -> tuple[Tally, Tally]:
-    """Both pipelines over the episodes of `seeds`, fed the same frames."""
+def run_episodes(seeds: range | list[int], *, verbose: bool = False,
+                 after: Callable[[Tally, Tally], None] | None = None) -> tuple[Tally, Tally]:
+    """Both pipelines over the episodes of `seeds`, fed the same frames; `after(old, new)` after each episode."""
     from referee.events import CardSeen, CardUnreadable, PileCleared
     from referee.vision.pipeline import CardPipeline, SettlePipeline
 
@@ -340,6 +341,8 @@ def run_episodes(seeds: range | list[int], *, verbose: bool = False) -> tuple[Ta
                 new_t.pending_cleared += pend.get(at) is None
         score(ep, old_t, seen_old)
         score(ep, new_t, seen_new)
+        if after is not None:
+            after(old_t, new_t)
         if verbose:
             print(f"seed {seed}: old {old_t.before_cover}/{old_t.triggers} new {new_t.before_cover}/{new_t.triggers} "
                   f"wrong {old_t.wrong}/{new_t.wrong}", file=sys.stderr, flush=True)
@@ -431,7 +434,7 @@ if __name__ == "__main__":
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", help="first:stop of episode seeds (default: the report range)")
     ap.add_argument("-v", action="store_true")
-    ap.add_argument("--out", help="with --seeds: also pickle both tallies here")
+    ap.add_argument("--out", help="with --seeds: also pickle both tallies here (after every episode)")
     ap.add_argument("--merge", nargs="+", help="print the tables of pickled tallies merged")
     args = ap.parse_args()
     if args.merge:
@@ -443,10 +446,12 @@ if __name__ == "__main__":
         import cv2
         cv2.setNumThreads(1)
         a, b = map(int, args.seeds.split(":"))
-        o, n = run_episodes(range(a, b), verbose=args.v)
-        if args.out:
-            import pickle
-            pickle.dump((o, n), open(args.out, "wb"))
+        def save(o: Tally, n: Tally) -> None:
+            if args.out:
+                import pickle
+                with open(args.out, "wb") as f:
+                    pickle.dump((o, n), f)
+        o, n = run_episodes(range(a, b), verbose=args.v, after=save)
         print("\n".join(table(o, n) + [""] + cpu_lines(o, n)))
         print("new wrong:", n.wrong_list[:20], "\nnew missed:", n.missed[:30], "\nold missed:", len(o.missed))
         print("new late:", "\n".join(n.late[:40]))
