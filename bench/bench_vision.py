@@ -2,7 +2,9 @@
 
 `run()` returns markdown lines. Real-photo scoring is done by the shared
 `../shared/tools/eval_vision.py` (skipped with a message when absent), on one
-core; the pile sequence drops a shuffled deck on the simulated table.
+core; the held-out section chooses the stock reader's naming cut on two real
+decks and scores it on the third; the pile sequence drops a shuffled deck on
+the simulated table.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 EVAL = ROOT / ".." / "shared" / "tools" / "eval_vision.py"
 DATA = ROOT / ".." / "shared" / "data"
-DATASETS = ("scenes-bicycle", "crops-piatnik")
+DATASETS = ("scenes-bicycle", "crops-piatnik", "photos-aristocrat")
 METHODS = ("index", "index-mlp", "index-cnn", "baseline")
 
 
@@ -108,6 +111,60 @@ def vision_stages() -> list[str]:
     return out if done.returncode == 0 and out else [f"FAILED: {done.stderr.strip()[-300:]}"]
 
 
+def read_tallies(decks: tuple[str, ...]) -> dict:
+    """Each deck's tally at every cut of `holdout.CUTS` (tools/holdout_cuts.py, one core)."""
+    from referee.vision import holdout
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "tallies.csv"
+        done = subprocess.run(pinned([sys.executable, str(ROOT / "tools" / "holdout_cuts.py"), "--data", str(DATA),
+                                      "--out", str(out), "--decks", *decks]),
+                              capture_output=True, text=True, cwd=ROOT, env=one_core_env())
+        if done.returncode or not out.exists():
+            raise RuntimeError(done.stderr.strip()[-300:])
+        return holdout.load_tallies(out)
+
+
+def held_out_decks() -> list[str]:
+    """Leave one deck out: for each real deck, the stock reader's naming cut chosen on the other two
+    (`referee.vision.holdout`), then eval_vision.py on the deck left out at that cut, and the reader's ms per
+    photo there against the reference shrink timed in the same process."""
+    from referee.vision import holdout
+
+    decks = tuple(d for d in holdout.DECKS if (DATA / d / "labels.csv").exists())
+    lines = ["Leave one deck out: the stock reader's naming cut is chosen on two real decks and reported on the third, "
+             "which never influences it (`referee/vision/holdout.py`: the lowest cut of "
+             f"{', '.join(str(c) for c in holdout.CUTS)} at which each training deck names at precision "
+             f"{holdout.TARGET_PRECISION} or better and the two together at {holdout.TRAIN_PRECISION}). Scored by "
+             "`eval_vision.py` with `--min-confidence` at that cut; ms per photo: median of the reader and of the "
+             "reference shrink (OpenCV's uint8 INTER_AREA to working size) timed in turn in one process on every 4th "
+             "photo, one core.", ""]
+    if len(decks) < 3:
+        return lines + [f"skipped: needs all of {', '.join(holdout.DECKS)} in ../shared/data"]
+    tallies = read_tallies(decks)
+    lines += ["| deck left out | cut (chosen on) | eval_vision.py at that cut | reader ms/photo | reference ms | ratio |",
+              "|---|---|---|---|---|---|"]
+    errs = []
+    for h in holdout.leave_one_out(tallies):
+        summary, errors = score_folder(DATA / h.deck, ["--min-confidence", str(h.cut)])
+        done = subprocess.run(pinned([sys.executable, str(ROOT / "bench" / "vision_stages.py"), str(DATA / h.deck),
+                                      str(h.cut)]), capture_output=True, text=True, cwd=ROOT, env=one_core_env())
+        try:
+            reader_ms, ref_ms = (float(v) for v in done.stdout.split())
+            timing = f"{reader_ms:.1f} | {ref_ms:.2f} | {reader_ms / ref_ms:.1f}"
+        except ValueError:
+            timing = f"FAILED: {done.stderr.strip()[-120:]} | | "
+        lines.append(f"| {h.deck} | {h.cut} ({' + '.join(h.trained_on)}) | {summary} | {timing} |")
+        errs.append(f"- {h.deck} at {h.cut}: {errors}")
+    lines += ["", "Each deck's recall / precision / wrong names at every cut (in-process, the tallies the cuts were "
+              "chosen from):", "", "| deck | " + " | ".join(str(c) for c in holdout.CUTS) + " |",
+              "|---|" + "---|" * len(holdout.CUTS)]
+    for deck, by_cut in tallies.items():
+        lines.append(f"| {deck} | " + " | ".join(f"{by_cut[c].recall:.3f} / {by_cut[c].precision:.3f} / "
+                                                   f"{by_cut[c].wrong}" for c in holdout.CUTS) + " |")
+    return lines + ["", "Confusions at the chosen cuts:", ""] + errs
+
+
 def run() -> list[str]:
     lines = ["## Card vision", ""]
     if not EVAL.exists() or not DATA.exists():
@@ -126,6 +183,7 @@ def run() -> list[str]:
                   "timed on its own, one core; the reference row, OpenCV's uint8 INTER_AREA shrink to working "
                   "size, is a fixed yardstick for comparing runs: `prepare` was exactly that until session 18):",
                   ""] + vision_stages()
+        lines += ["", "### Held-out decks", ""] + held_out_decks()
     lines += ["", "Rendered drop sequence (simulated camera 480x480 at 30 fps, some hands over the pile); "
               "delays in ms from the first frame showing a card to the frame that produced its CardSeen:", "",
               "| layout | cards | CardSeen | CardUnreadable | named in order | exact first-frame stamp | max stamp error ms | "

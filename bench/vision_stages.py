@@ -6,7 +6,8 @@ timed beside them: OpenCV's INTER_AREA shrink of the uint8 photo to working
 size (what `prepare` was until session 18, which now shrinks in float32 for the
 same pixels sooner), so "whole / reference" is a ratio another run on a faster
 or busier machine can be compared with. `python bench/vision_stages.py` prints a markdown table (run by
-bench_vision in a one-core subprocess).
+bench_vision in a one-core subprocess); `python bench/vision_stages.py FOLDER CUT` prints the stock reader's
+and the reference's median ms per photo of another labelled folder (its held-out deck section).
 """
 from __future__ import annotations
 
@@ -73,8 +74,38 @@ def table(ms: dict[str, float]) -> list[str]:
     return lines
 
 
+def per_photo(folder: Path, cut: float, step: int = 4, passes: int = 3) -> tuple[float, float]:
+    """(median ms of the stock reader at `cut`, median ms of the reference shrink) per photo over every
+    `step`-th labelled image of `folder`, the two timed in turn on each photo, `passes` times."""
+    import cv2
+
+    from referee.vision.index_detect import WORK_SIDE
+    from referee.vision.recognize import recognize
+
+    cv2.setNumThreads(1)
+    with (folder / "labels.csv").open(newline="") as f:
+        files = sorted({row["file"] for row in csv.DictReader(f)})[::step]
+    images = [cv2.imread(str(folder / name), cv2.IMREAD_COLOR) for name in files]
+    reader, reference = [], []
+    clock = time.perf_counter
+    for _ in range(passes):
+        for img in images:
+            h, w = img.shape[:2]
+            size = (round(w * WORK_SIDE / max(h, w)), round(h * WORK_SIDE / max(h, w)))
+            t0 = clock()
+            cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+            t1 = clock()
+            recognize(img, min_conf=cut)
+            t2 = clock()
+            reference.append((t1 - t0) * 1000)
+            reader.append((t2 - t1) * 1000)
+    return statistics.median(reader), statistics.median(reference)
+
+
 if __name__ == "__main__":
-    if not (SCENES / "labels.csv").exists():
+    if len(sys.argv) == 3:   # FOLDER CUT: one line "reader_ms reference_ms" (bench_vision's held-out decks)
+        print("%.3f %.3f" % per_photo(Path(sys.argv[1]), float(sys.argv[2])))
+    elif not (SCENES / "labels.csv").exists():
         print(f"skipped: {SCENES} is absent")
     else:
         print("\n".join(table(measure())))

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Measure the ink colour decision (`referee.vision.ink_colour`) on RENDERED cards under random camera casts.
 
-Each scene is one number card (A-10: court art has other colours) from a deck with inks drawn from
-`INKS` (maroon to bright red, warm to cool black, tinted paper), at webcam size, seen through a random cast
-(`referee.vision.casts`: lamp 2700-7500 K, white-balance error, saturation 0.45-1.3, an additive veil,
-noise, JPEG with halved chroma). Every glyph-sized part on the card is the card's colour. Prints how each
+Each scene is one number card (A-10: court art has other colours) from a deck with its own inks
+(`random_inks`: maroon to bright red, warm to cool black, tinted paper), at webcam size, seen through a random
+cast (`referee.vision.casts.CastRange`: lamp 2700-7500 K, white-balance error, saturation 0.5-1.3, an additive
+veil, noise, JPEG with halved chroma). Every glyph-sized part on the card is the card's colour. Prints how each
 is read (red / black / neither) and the percentiles of the two measures the decision uses, and the
-constants they suggest: RED_MAX the 99.9th percentile of the red glyphs' red share, NEUTRAL_MIN the 0.1th
-percentile of the black glyphs' neutrality (each the more lenient of the two readings, as the decision takes
-them). The real photographs in ../shared/data are never read here.
+constants they suggest: NEUTRAL_MIN where as many black glyphs fall below it as red ones reach it (their
+neutrality, the higher of the two readings: equal error rates), RED_MAX the 0.1th percentile of the black
+glyphs' red share (the lower of the two readings), so one black glyph in a thousand could read red were it
+not read neutral first. The real photographs in ../shared/data are never read here.
 
 usage: nice python tools/measure_ink_colour.py [--scenes 600] [--seed 91]
 """
@@ -30,13 +31,17 @@ from referee.vision import casts, ink_colour, render  # noqa: E402
 from referee.vision.index_detect import glyph_contrasts, prepare  # noqa: E402
 
 NUMBER_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+INK_RED_OVER_GREEN = 2.5   # a printed red's red over its green and blue: a maroon's is 3-4, a brown's under 2
 EDGE_INSET = 0.04   # glyphs at least this share of the card's width inside its outline (its edge and shadow are no ink)
 PIP_AREA_MAX = 1500  # px at working size: an Ace's big pip is left out with the table blobs its outline may cross
 
 
 def random_inks(rng: random.Random, style: render.CardStyle) -> render.CardStyle:
-    """`style` with a deck's own inks: red from maroon to bright, black from warm to cool, paper off-white."""
-    red = (rng.randint(10, 70), rng.randint(10, 70), rng.randint(110, 230))
+    """`style` with a deck's own inks: red from maroon to bright (its red at least `INK_RED_OVER_GREEN` times its
+    green and blue, as printed reds are), black from warm to cool, paper off-white."""
+    r = rng.randint(110, 230)
+    most = int(min(70, r / INK_RED_OVER_GREEN))
+    red = (rng.randint(10, most), rng.randint(10, most), r)
     k = rng.randint(15, 70)
     black = tuple(int(np.clip(k + rng.randint(-12, 12), 0, 255)) for _ in range(3))
     base = rng.uniform(215, 252)
@@ -63,7 +68,7 @@ def cast_scene(rng: random.Random, card: Card, envelope: casts.CastRange = casts
 def measure(scenes: int, seed: int, envelope: casts.CastRange = casts.CastRange()
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(is red, red share, neutrality) of every glyph on the card over `scenes` rendered scenes; each measure
-    the more lenient of the normalised and raw readings for its own decision."""
+    the more lenient of the normalised and raw readings for its own decision (`ink_colour.ink_colour`)."""
     rng = random.Random(seed)
     red_of, shares, neutral = [], [], []
     for _ in range(scenes):
@@ -80,7 +85,7 @@ def measure(scenes: int, seed: int, envelope: casts.CastRange = casts.CastRange(
         keep = np.array(on_card)
         c, pc = contrast[keep], paper[keep]
         normalised = c / np.maximum(pc, 1.0)
-        shares.append(np.maximum(ink_colour.red_share(normalised), ink_colour.red_share(c)))
+        shares.append(np.minimum(ink_colour.red_share(normalised), ink_colour.red_share(c)))
         neutral.append(np.maximum(ink_colour.neutrality(normalised), ink_colour.neutrality(c)))
         red_of.append(np.full(int(keep.sum()), card.suit in "HD"))
     return np.concatenate(red_of), np.concatenate(shares), np.concatenate(neutral)
@@ -94,17 +99,18 @@ def main() -> None:
     args = ap.parse_args()
     red, share, neutral = measure(args.scenes, args.seed)
     finite = np.isfinite(share) & np.isfinite(neutral)
-    codes = np.where(share < ink_colour.RED_MAX, ink_colour.RED,
-                     np.where(neutral >= ink_colour.NEUTRAL_MIN, ink_colour.BLACK, ink_colour.OTHER))
+    codes = np.where(neutral >= ink_colour.NEUTRAL_MIN, ink_colour.BLACK,
+                     np.where(share < ink_colour.RED_MAX, ink_colour.RED, ink_colour.OTHER))
     for name, sel in (("red", red & finite), ("black", ~red & finite)):
         read = {k: int((codes[sel] == v).sum()) for k, v in (("red", 1), ("black", 0), ("neither", -1))}
         print(f"{name} glyphs {int(sel.sum())}: read {read}")
         print(f"  red share   p0.1/1/50/99/99.9: {np.percentile(share[sel], [0.1, 1, 50, 99, 99.9]).round(3)}")
         print(f"  neutrality  p0.1/1/50/99/99.9: {np.percentile(neutral[sel], [0.1, 1, 50, 99, 99.9]).round(3)}")
-    red_max = equal_error(share[~red & finite], share[red & finite])
     neutral_min = equal_error(neutral[~red & finite], neutral[red & finite])
-    print(f"equal-error RED_MAX {red_max[0]:.3f} (each side {red_max[1]:.4f}), NEUTRAL_MIN {neutral_min[0]:.3f} "
-          f"(each side {neutral_min[1]:.4f}); in use: {ink_colour.RED_MAX}, {ink_colour.NEUTRAL_MIN}")
+    red_max = float(np.percentile(share[~red & finite], 0.1))
+    print(f"NEUTRAL_MIN {neutral_min[0]:.3f} (equal errors: {neutral_min[1]:.4f} of each colour on the wrong side), "
+          f"RED_MAX {red_max:.3f} (0.1th percentile of the black glyphs' red share); "
+          f"in use: {ink_colour.NEUTRAL_MIN}, {ink_colour.RED_MAX}")
     if args.save:
         np.savez(args.save, red=red, share=share, neutral=neutral)
 

@@ -23,7 +23,7 @@ class CastRange:
 
     kelvin: tuple[float, float] = (2700.0, 7500.0)   # the lamp, against a camera balanced for 6500 K
     wb_error: float = 0.15           # each channel's gain off by up to this fraction (the camera's own guess)
-    saturation: tuple[float, float] = (0.45, 1.3)   # 1.0 as rendered; below: a dull sensor
+    saturation: tuple[float, float] = (0.5, 1.3)    # 1.0 as rendered; below: a dull sensor
     tint: float = 25.0               # an additive veil of up to this much per channel (0-255 scale)
     noise: tuple[float, float] = (0.0, 6.0)         # sensor noise, standard deviation (0-255 scale)
     jpeg: tuple[int, int] = (55, 90)                # quality; OpenCV's JPEG halves chroma both ways
@@ -66,17 +66,19 @@ def draw_cast(rng: random.Random, envelope: CastRange = CastRange()) -> Cast:
 
 
 def apply_cast(img: np.ndarray, cast: Cast, seed: int = 0) -> np.ndarray:
-    """`img` (BGR uint8, as rendered: sRGB-like) seen through `cast`: gains on linear light, brightness
-    kept (the camera's exposure follows the lamp), then saturation about each pixel's grey, the veil, noise
-    and a JPEG round trip."""
+    """`img` (BGR uint8, as rendered: sRGB-like) seen through `cast`: gains on linear light, exposed so the
+    brightest channel's 99th percentile stays where it was (a camera's exposure follows the lamp), then
+    saturation about each pixel's grey, the veil (exposed for as well), noise and a JPEG round trip."""
     lin = (img.astype(np.float32) / 255.0) ** 2.2
-    lin *= np.array(cast.gains, np.float32) / max(cast.gains)
-    lin /= max(float(np.percentile(lin[..., 1], 99)), 1e-3) / max(float(np.percentile(
-        (img[..., 1].astype(np.float32) / 255.0) ** 2.2, 99)), 1e-3)
+    before = max(float(np.percentile(lin[..., c], 99)) for c in range(3))
+    lin *= np.array(cast.gains, np.float32)
+    lin *= before / max(max(float(np.percentile(lin[..., c], 99)) for c in range(3)), 1e-6)
     out = np.clip(lin, 0, 1) ** (1 / 2.2) * 255.0
     grey = out @ np.array([0.114, 0.587, 0.299], np.float32)
     out = grey[..., None] + cast.saturation * (out - grey[..., None])
+    top = max(float(np.percentile(out[..., c], 99)) for c in range(3))
     out += np.array(cast.tint, np.float32)
+    out *= top / max(max(float(np.percentile(out[..., c], 99)) for c in range(3)), 1e-6)   # exposed with the veil
     if cast.noise > 0:
         out += np.random.default_rng(seed).normal(0, cast.noise, out.shape).astype(np.float32)
     out8 = np.clip(out, 0, 255).astype(np.uint8)
