@@ -248,6 +248,11 @@ class Mpr121Pads(PadSource):
             config = self.chip.config
             changes = [(self._by_electrode[e], bool(status >> e & 1))
                        for e in sorted(self._by_electrode) if changed >> e & 1]
+            if t_ns is not None and t_ns > since and not changed & ~STATUS_OVERCURRENT:
+                # the chip pulled IRQ low for a change, yet the status reads as before: a touch came and
+                # went before this read (the service ran late); whose and when is lost
+                notices.append(PadNotice("lost_edges", None, read_done, "a pad was touched and released before "
+                                         "the sensor was read: not judged, check the table"))
             if self._flinch_enabled and changed & STATUS_PROX:
                 if status & STATUS_PROX and judged:       # a hover barely crosses ELEPROX's threshold
                     faint = tie - self._logic.backend_tie_us + config.faint_tie_margin_us

@@ -30,6 +30,15 @@ class Notice:
     t_ns: int = 0
 
 
+@dataclass(frozen=True)
+class Watermark:
+    """A source's promise: every event it will still report happened after `t_ns`.
+    The camera sends one after each frame (the frame's stamp, or just before a landing it is still
+    reading), so the referee holds slaps only while a card may still be on its way."""
+
+    t_ns: int
+
+
 @runtime_checkable
 class EventSource(Protocol):
     """Something that reports timestamped events: pads, the camera pipeline, a keyboard."""

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 from .events import S, CardSeen, CardUnreadable, Event, TimeUp
 from .journal_records import JournalWriteError
-from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, Utterance
+from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, Utterance, Watermark
 from .rulings import Ruling
 from .session import Session
 
@@ -46,10 +46,13 @@ class TableRuntime:
                  clock: Clock = time.monotonic_ns, announcer: Announcer | None = None,
                  observers: Sequence[RulingObserver] = (), recorder: Any = None,
                  amend_observers: Sequence[RulingObserver] = (),
-                 speak_counts: bool = True, idle_wake_s: float = 0.5, started_ns: int | None = None) -> None:
+                 speak_counts: bool = True, idle_wake_s: float = 0.5, started_ns: int | None = None,
+                 quick_holdback_ns: int | None = None) -> None:
         """`recorder` (referee.journal.Recorder over this session) journals every event,
         advance and ruling as it happens; without one, nothing is kept. `started_ns`: when the
-        game began, for its time limit (default: now)."""
+        game began, for its time limit (default: now). `quick_holdback_ns`: the hold-back once every
+        watermarking source (the camera) has vouched for the time (see `referee_clock`); the session's
+        own hold-back stays the bound for a source that falls behind."""
         self.sources = list(sources)
         self.clock = clock
         # a sped-up simulated table's clock says how long its ns take in real seconds (its `real_s`)
@@ -67,6 +70,9 @@ class TableRuntime:
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._not_before: int | None = None            # events stamped earlier belong to the game before
+        self.quick_holdback_ns = quick_holdback_ns
+        self._watermarks: dict[str, int] = {}           # source -> its latest Watermark
+        self._referee_now = 0
         self._set_game(session, recorder, self.clock() if started_ns is None else started_ns)
 
     def _set_game(self, session: Session, recorder: Any, started_ns: int) -> None:
@@ -180,6 +186,10 @@ class TableRuntime:
         The consumer thread calls this; a simulation may call it directly on a virtual clock."""
         with self._lock:
             try:
+                if isinstance(item, Watermark):
+                    self._watermarks[source] = item.t_ns
+                    item = None
+                arrival_ns, now_ns = self.referee_clock(arrival_ns), self.referee_clock(now_ns)
                 if item is not None:
                     self._take(item, source, arrival_ns)
                 self._check_time(now_ns)
@@ -197,6 +207,19 @@ class TableRuntime:
                 self._notice(Notice("check_table", f"internal error: {exc}"))
         if self.game.over and self.session.arbiter.peek_time() is None:
             self.over.set()
+
+    def referee_clock(self, t_ns: int) -> int:
+        """The time the session is told it is at `t_ns`. Its arbiter judges up to that minus its hold-back
+        (the camera's worst latency). While the camera vouches for time up to its watermark, judging may
+        run up to min(t - quick hold-back, watermark) instead: slaps wait for a card only while one is
+        landing. Never behind `t` itself, never backwards; the journal records these times, so a replay
+        judges exactly as the table did."""
+        holdback = self.session.arbiter.holdback_ns
+        if not self._watermarks or self.quick_holdback_ns is None or holdback is None:
+            return t_ns
+        vouched = min(t_ns - self.quick_holdback_ns, min(self._watermarks.values()))
+        self._referee_now = max(self._referee_now, t_ns, vouched + holdback)
+        return self._referee_now
 
     def next_wake_ns(self) -> int | None:
         """When judging could next change without a new event (deadline or held event + hold-back,
@@ -225,6 +248,9 @@ class TableRuntime:
         due = self.next_wake_ns()
         if due is None:
             return self.idle_wake_s
+        holdback = self.session.arbiter.holdback_ns
+        if self._watermarks and self.quick_holdback_ns is not None and holdback is not None:
+            due -= max(0, holdback - self.quick_holdback_ns)     # the camera vouches: wake for the quick one
         return min(self.idle_wake_s, max(0.0, self._real_s(due - self.clock())))
 
     def _take(self, item: Event | Notice, source: str, arrival: int) -> None:
@@ -252,6 +278,8 @@ class TableRuntime:
             self.session.submit(item, now_ns=arrival)
 
     def _notice(self, notice: Notice) -> None:
+        if notice.kind == "camera_lost":
+            self._watermarks.clear()                # a lost camera vouches for nothing
         if notice.kind in PAUSE_KINDS:
             self.paused.add(PAUSE_KINDS[notice.kind])
         if notice.kind in RESUME_KINDS:

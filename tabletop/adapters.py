@@ -14,7 +14,7 @@ from typing import Any, Callable
 from hardware.pad_events import PadNotice
 from hardware.pad_source import PadSource
 from referee.events import Event
-from referee.ports import Notice
+from referee.ports import Notice, Watermark
 from referee.rulings import Ruling
 
 NOTICE_KINDS = {"stuck": "pad_stuck", "unstuck": "pad_ok", "lost_edges": "check_table", "overcurrent": "check_table"}
@@ -76,7 +76,7 @@ class CameraEventSource:
         self._frozen_ns = int(frozen_after_s * 1e9)
         self._clock = clock
         self._retry_s = retry_s
-        self._queue: queue.SimpleQueue[Event | Notice] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Event | Notice | Watermark] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._state = threading.Lock()
         self._camera: Any = None          # the camera open now (closed by the watchdog when stuck)
@@ -105,8 +105,9 @@ class CameraEventSource:
                     self._seen_frame()
                     if self.on_frame is not None:
                         self.on_frame(frame, t_ns)
-                    for event in self.pipeline.feed(frame, t_ns):
+                    for event in self._read(camera, frame, t_ns):
                         self._queue.put(event)
+                    self._vouch(t_ns)
                 else:
                     if not self._stop.is_set():
                         self._lose("Camera stopped: please pause the game")
@@ -129,6 +130,21 @@ class CameraEventSource:
                 camera.close()
             except Exception:
                 pass              # a broken camera may fail to close; the next open tells
+
+    def _read(self, camera: Any, frame: Any, t_ns: int) -> list[Event]:
+        """The pipeline's events for this frame, given the camera's full-resolution frame when it keeps one."""
+        main_at = getattr(camera, "main_at", None)
+        full = main_at(t_ns) if main_at is not None else None
+        if full is None:
+            return list(self.pipeline.feed(frame, t_ns))
+        return list(self.pipeline.feed(frame, t_ns, full))
+
+    def _vouch(self, t_ns: int) -> None:
+        """Every card still to come happened after this frame, or after the landing being read now."""
+        if not hasattr(self.pipeline, "pending_since"):
+            return                                   # a pipeline that cannot tell vouches for nothing
+        pending = self.pipeline.pending_since
+        self._queue.put(Watermark(t_ns if pending is None else pending - 1))
 
     def _seen_frame(self) -> None:
         with self._state:
@@ -154,14 +170,17 @@ class CameraEventSource:
             if stuck is not None:  # unblock a read that does not return by itself
                 self._close(stuck)
 
-    def poll(self, timeout_s: float) -> list[Event | Notice]:
+    def poll(self, timeout_s: float) -> list[Event | Notice | Watermark]:
         try:
-            items: list[Event | Notice] = [self._queue.get(timeout=timeout_s)]
+            taken: list[Event | Notice | Watermark] = [self._queue.get(timeout=timeout_s)]
         except queue.Empty:
             return []
         while not self._queue.empty():
-            items.append(self._queue.get())
-        return items
+            taken.append(self._queue.get())
+        # only the newest watermark counts; it stays after every event the camera sent before it
+        marks = [item for item in taken if isinstance(item, Watermark)]
+        items = [item for item in taken if not isinstance(item, Watermark)]
+        return items + marks[-1:]
 
     @property
     def running(self) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from referee.config import GameConfig, TableConfig
+from referee.events import MS
 from referee.ports import SILENT_KEEP, MemoryAnnouncer, NullLights
 from referee.rulings import Ruling
 from referee.runtime import TableRuntime
@@ -29,6 +30,13 @@ from .game_setup import config_summary, game_options, open_game, started_at  # n
 
 __all__ = ["TableSetupError", "Table", "build_table", "build_pads", "build_camera", "build_announcer", "build_lights",
            "open_journal", "check", "config_or_none", "load_profile", "game_options", "config_summary"]
+
+
+#: How long slaps wait when the camera vouches that no card is landing: the pads' worst delivery delay
+#: (lgpio hands on kernel events at least 0.5 ms late, an MPR121 status update takes ~4 ms and a late
+#: read up to 20 ms, and a busy Python thread adds more). The camera's `latency_ms` bounds the wait
+#: while a landing is being read.
+PAD_HOLDBACK_MS = 50.0
 
 
 class TableSetupError(RuntimeError):
@@ -254,7 +262,8 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
             sources.append(card_source(world, clock, seed=seed))
         parts.extend(sources)
         runtime = TableRuntime(session, sources=sources, clock=clock, announcer=announcer, observers=observers,
-                               recorder=recorder, started_ns=started)
+                               recorder=recorder, started_ns=started,
+                               quick_holdback_ns=int(PAD_HOLDBACK_MS * MS) if pipeline is not None else None)
         if pipeline is not None:
             watch = pipeline
             runtime.observers.append(lambda ruling: watch(ruling, runtime.game))

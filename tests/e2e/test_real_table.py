@@ -60,6 +60,12 @@ def kernel_first_events(run: TableRun, contacts: list[tuple[int, int]]) -> list[
     return out
 
 
+def spoken(run: TableRun) -> list[str]:
+    """What the referee said, in order (the fake espeak-ng's log)."""
+    records = [json.loads(line) for line in (run.world_dir / "log.jsonl").read_text().splitlines()]
+    return [str(r.get("text", "")) for r in records if r.get("fake") == "espeak-ng"]
+
+
 def no_crash(run: TableRun) -> None:
     assert "Traceback" not in run.stderr, run.stderr[-3000:]
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
@@ -85,13 +91,22 @@ def test_a_table_on_mpr121_pads_stamps_within_its_tie_margin(tmp_path: Path) -> 
     no_crash(run)
     slaps, rulings = judged(run)
     want_slaps, want_rulings = expected(script, run.t0_ns)
-    assert [seat for seat, _t in sorted(slaps, key=lambda s: s[1])] == [
-        seat for seat, _t in sorted(want_slaps, key=lambda s: s[1])]
     with Journal(run.journal, create=False) as journal:
         tie_us = journal.games()[0].options["tie_us"]      # what the pads said they can resolve, per seat
-    for (seat, t), (want_seat, want_t) in zip(sorted(slaps, key=lambda s: s[1]), sorted(want_slaps, key=lambda s: s[1])):
-        assert seat == want_seat and 0 <= t - want_t <= tie_us[seat] * 1000
-    assert rulings == want_rulings
+    # each true contact is stamped within its seat's margin, or (its status read too late on a starved
+    # machine) announced as not judged: never stamped wrong, never silently lost
+    refused = [line for line in run.stderr.splitlines() if "not judged" in line]     # logged once per touch
+    stamped = sorted(slaps, key=lambda s: s[1])
+    unmatched = list(stamped)
+    for want_seat, want_t in want_slaps:
+        match = next((s for s in unmatched if s[0] == want_seat and 0 <= s[1] - want_t <= tie_us[want_seat] * 1000),
+                     None)
+        if match is not None:
+            unmatched.remove(match)
+    assert not unmatched, f"slaps stamped outside their margin: {unmatched}"
+    assert len(stamped) + len(refused) >= len(want_slaps), (len(stamped), refused)
+    if not refused:
+        assert rulings == want_rulings
 
 
 def test_a_camera_that_stalls_errors_and_vanishes_comes_back_and_the_table_plays_on(tmp_path: Path) -> None:
@@ -102,8 +117,7 @@ def test_a_camera_that_stalls_errors_and_vanishes_comes_back_and_the_table_plays
     run = run_table(tmp_path, table_config("gpio"), world_for(script, pads="gpio", seed=5, camera_faults=faults),
                     seconds=SECONDS + 1.5)
     no_crash(run)
-    said = [json.loads(line).get("text", "") for line in (run.world_dir / "log.jsonl").read_text().splitlines()
-            if '"espeak-ng"' in line]
+    said = spoken(run)
     lost = [t for t in said if t.startswith("Camera") and "back" not in t]
     back = [t for t in said if t.startswith("Camera is back")]
     assert len(lost) >= 2 and len(back) == len(lost), said       # every loss announced, and every return
