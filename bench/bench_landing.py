@@ -18,7 +18,11 @@ showing the card). Wrong cards count every CardSeen that names no card landing
 then. CPU is thread CPU time per feed() on this machine.
 
 Constants in referee/vision/landing.py and pipeline.py were chosen on episodes
-from TUNE_SEEDS; `run()` reports on REPORT_SEEDS only.
+from TUNE_SEEDS; `run()` reports on REPORT_SEEDS only. (Episodes 0-199 were
+the first report range: one wrong card there, a KC half under a resting hand on
+a skin-toned cloth read KS by the settled-view fallback, led to arms being told
+by their change reaching the region's edge; so the report moved to 200-399,
+never looked at before.)
 """
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ MAIN, LORES = (1280, 960), (640, 480)
 MS = 1_000_000
 ROUNDS = 10
 TUNE_SEEDS = range(10_000, 10_400)     # constants were chosen on these episodes
-REPORT_SEEDS = range(0, 200)           # and are reported on these (10 triggers each)
+REPORT_SEEDS = range(200, 400)         # and are reported on these (10 triggers each)
 QUICK_EPISODES = 20
 STYLES = (("classic", 0.4), ("jumbo", 0.2), ("simple", 0.2), ("vienna", 0.2))
 

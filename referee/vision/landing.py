@@ -60,14 +60,21 @@ def skin_mask(small_bgr: np.ndarray) -> np.ndarray:
 
 
 def hands(skin: np.ndarray) -> np.ndarray:
-    """The skin that belongs to hands: parts reaching the region's edge, as an arm does (a court card's face
-    or a skin-toned print on a card lies inside the card)."""
+    """The parts of a mask (uint8 0/255) that reach the region's edge, as an arm does: of skin, the hands (a
+    court card's face or a skin-toned print lies inside its card); of the change, arms of any colour."""
     n, labels = cv2.connectedComponents(skin, connectivity=8)
     if n <= 1:
         return skin
     edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
     edge = edge[edge > 0]
     return (np.isin(labels, edge) * 255).astype(np.uint8)
+
+
+def reaches_edge(changed: np.ndarray, least: int = 3) -> bool:
+    """Whether the change (bool, thumbnail px) reaches the region's edge in `least` px or more: an arm does,
+    whatever its colour, while cards land inside the pile region."""
+    edge = np.concatenate([changed[0], changed[-1], changed[1:-1, 0], changed[1:-1, -1]])
+    return int(np.count_nonzero(edge)) >= least
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ __all__ = ["CHANGE_SLACK", "CLOSER_MAX_SHARE", "PIPELINE_MIN_CONFIDENCE", "UNREA
 # a swept pile changes at least this share of the region
 SAW_CARD = 0.3
 SWEPT_CHANGE = 0.02
+# a hand resting this many still frames (2 s at 30 fps) over the pile is taken into the settled view, unread
+HAND_PATIENCE = 60
 
 
 class CardPipeline(SettlePipeline):
@@ -73,6 +75,7 @@ class CardPipeline(SettlePipeline):
         self._stable: landing.CardQuad | None = None
         self._evidence = landing.Evidence(self.min_conf)
         self._saw_card = False
+        self._waited = 0
 
     @property
     def pending_since(self) -> int | None:
@@ -141,9 +144,15 @@ class CardPipeline(SettlePipeline):
         self._still = self._still + 1 if np.count_nonzero(moving) < self.still_share * moving.size else 0
         if self._still < self.settle_frames:
             return []
-        if self._skin_fraction(img) > self.hand_area:
-            self._still = 0  # a hand is resting over the pile: wait for it to leave
-            return []
+        if self._skin_fraction(img) > self.hand_area or landing.reaches_edge(changed):
+            # a hand is resting over the pile (on a skin-toned cloth only its arm, changed up to the region's edge,
+            # tells it): wait for it to leave; after HAND_PATIENCE still frames take the view as it is, naming
+            # nothing in it (a card half under a hand is misread)
+            self._waited += 1
+            if self._waited < HAND_PATIENCE:
+                self._still = 0
+                return []
+            return self._settle_burst(img, thumb, read=False)
         return self._settle_burst(img, thumb)
 
     def _quiet(self, thumb: np.ndarray) -> bool:
@@ -187,7 +196,9 @@ class CardPipeline(SettlePipeline):
                 return []
             self._stable = quad
         started = time.thread_time_ns()
-        covered = [self._covered(w / np.float32(scale), skin) for w in landing.corner_windows(quad)]
+        # a hand over a corner: skin, or (on a skin-toned cloth) change joined to the region's edge, as an arm is
+        over = cv2.bitwise_or(skin, landing.hands(changed.astype(np.uint8) * 255))
+        covered = [self._covered(w / np.float32(scale), over) for w in landing.corner_windows(quad)]
         found = self._read(img, full, frame_shape, quad, covered)
         self.cpu_read_ns += time.thread_time_ns() - started
         self.reads += 1
@@ -232,7 +243,7 @@ class CardPipeline(SettlePipeline):
         inside = max(1, int(np.count_nonzero(m)))
         return bool(np.count_nonzero(skin & m) > landing.SKIN_IN_CORNER * inside)
 
-    def _settle_burst(self, img: np.ndarray, thumb: np.ndarray) -> list[Event]:
+    def _settle_burst(self, img: np.ndarray, thumb: np.ndarray, read: bool = True) -> list[Event]:
         """The burst has settled without a landing named: a pile swept away (no card stock left, or the bare
         table again) is PileCleared without a read; otherwise the still view is read (`SettlePipeline`),
         stamped with the landing's first frame. A card seen landing and never named is unreadable, never
@@ -250,7 +261,11 @@ class CardPipeline(SettlePipeline):
             self._ref_skin = cv2.dilate(self._skin(img), np.ones((3, 3), np.uint8))
             swept: list[Event] = [CardUnreadable(stamp, 0.0)] if saw else []
             return swept + [PileCleared(stamp)]
-        events = self._settled(img, thumb)
+        if read:
+            events = self._settled(img, thumb)
+        else:
+            events, self._burst_t, self._ref = [], None, thumb
+            self._ref_skin = cv2.dilate(self._skin(img), np.ones((3, 3), np.uint8))
         if saw and not any(isinstance(e, (CardSeen, CardUnreadable)) for e in events):
             events.insert(0, CardUnreadable(stamp, 0.0))
         return events

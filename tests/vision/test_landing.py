@@ -224,3 +224,42 @@ def test_a_full_frame_of_another_size_is_read_at_the_matching_place() -> None:
     film = _film(lambda t: (OLD + [PileCard("8H", 0.5, 0.5, 60.0, landed)], []), 12, seed=random.Random(5).randint(0, 99))
     events, _ = _feed(CardPipeline(), film)
     assert [str(e.card) for _, e in events if isinstance(e, CardSeen)] == ["8H"]
+
+
+def test_hands_resting_on_a_skin_toned_cloth_name_nothing() -> None:
+    # the cloth is skin-coloured, so the hands show no new skin; their arms still reach the region's edge
+    landed, hands_at = 200 * MS, 420 * MS
+    r = SceneRenderer((640, 480), card_width=0.3, seed=3)
+    cloth = np.clip(np.random.default_rng(0).normal((95, 125, 170), 12, (480, 640, 3)), 0, 255).astype(np.uint8)
+    r.table, r._static, r._static_key = cloth, cloth.copy(), ()
+    cards = OLD + [PileCard("KC", 0.5, 0.5, 100.0, landed)]
+    film = []
+    for k in range(75):
+        stamp = (k + 1) * PERIOD
+        mid = stamp - EXPOSURE // 2
+        hands = [HandOver(0, 0.62)] if mid >= hands_at else []   # fingers over the card, 1.4% new skin
+        full = r.render(cards, hands, t_ns=mid, look=Look(exposure_ns=EXPOSURE, noise=2.0))
+        film.append((stamp, cv2.resize(full, (320, 240), interpolation=cv2.INTER_AREA), full))
+    events, _ = _feed(CardPipeline(recognizer=_MisreadUnderHands()), film)
+    assert [str(e.card) for _, e in events if isinstance(e, CardSeen)] == ["KC"]
+    assert not [e for _, e in events if isinstance(e, CardUnreadable)]
+
+
+class _MisreadUnderHands:
+    """The stock reader, but a whole view with hands in it also reads a KS (a KC half under a finger)."""
+
+    def __call__(self, image: np.ndarray, *, min_conf: float = 0.97, include_unsure: bool = False) -> list:
+        from referee.vision.recognize import recognize
+        found = recognize(image, min_conf=min_conf, include_unsure=include_unsure)
+        hand = np.all(np.abs(image.astype(int) - (140, 170, 220)) < 30, axis=2)
+        if image.shape[0] >= 200 and np.count_nonzero(hand) > 300:
+            found.append(Detection(Card.parse("KS"), 0.99, (image.shape[1] / 2, image.shape[0] / 2)))
+        return found
+
+
+def test_reaches_edge() -> None:
+    changed = np.zeros((120, 160), bool)
+    changed[50:70, 60:100] = True           # a card in the middle
+    assert not landing.reaches_edge(changed)
+    changed[60:66, 100:160] = True          # an arm to the right edge
+    assert landing.reaches_edge(changed)
