@@ -20,6 +20,7 @@ change that cannot be named becomes `CardUnreadable`; an emptied pile becomes
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Sequence
 
 import cv2
@@ -65,6 +66,7 @@ class CardPipeline(SettlePipeline):
     def reset(self) -> None:
         super().reset()
         self._pending_t: int | None = None
+        self._vouched: int | None = getattr(self, "_vouched", None)  # a new game keeps what was promised
         self._frame_no = 0
         self._widths: list[float] = []
         self._calm: tuple[np.ndarray, int] | None = None
@@ -111,10 +113,22 @@ class CardPipeline(SettlePipeline):
         return thumb if abs(gain - 1) < 0.03 else cv2.convertScaleAbs(thumb, alpha=1 / gain)
 
     def feed(self, frame: np.ndarray, t_ns: int, full: np.ndarray | None = None) -> list[Event]:
-        """Process one frame captured at `t_ns` (never re-stamped); `full` is the same instant at full resolution."""
+        """Process one frame captured at `t_ns` (never re-stamped); `full` is the same instant at full resolution.
+
+        A frame fed with no landing pending vouches that nothing seen so far happened at or before it: an event
+        the settled-view reader stamps earlier (a card no landing signal covered, say one dealt under a hand) is
+        stamped just after the last such frame instead, so a slap judged on that promise stays judged right."""
         if self._last_t is not None and t_ns < self._last_t:
             raise ValueError("frames must arrive in capture order")
         self._last_t = t_ns
+        events = self._feed(frame, t_ns, full)
+        if self._vouched is not None:
+            events = [replace(e, t_ns=max(e.t_ns, self._vouched + 1)) for e in events]  # type: ignore[type-var]
+        if self._pending_t is None:
+            self._vouched = t_ns
+        return events
+
+    def _feed(self, frame: np.ndarray, t_ns: int, full: np.ndarray | None) -> list[Event]:
         self._frame_no += 1
         img = self.region.crop(frame) if self.region else frame
         thumb = self._thumb(img)

@@ -263,3 +263,29 @@ def test_reaches_edge() -> None:
     assert not landing.reaches_edge(changed)
     changed[60:66, 100:160] = True          # an arm to the right edge
     assert landing.reaches_edge(changed)
+
+
+class _NamesTheSpeck:
+    """Names 9C at the speck's place once a white speck shows (a card the landing signal never covered)."""
+
+    def __call__(self, image: np.ndarray, *, min_conf: float = 0.97, include_unsure: bool = False) -> list:
+        if image.shape[0] < 200 or image[172, 172].tolist() != [235, 235, 235]:
+            return []
+        return [Detection(Card.parse("9C"), 0.99, (172.0, 172.0))]
+
+
+def test_no_event_is_stamped_before_a_frame_fed_with_nothing_pending() -> None:
+    # a change too small for the landing signal, named by the settled-view reader: its burst began at frame 3,
+    # but frames 3-5 were fed with nothing pending, so the card is stamped just after frame 5
+    from referee.vision import render
+    table = render.random_table(random.Random(3), (360, 360))
+    speck = table.copy()
+    speck[160:186, 160:186] = (235, 235, 235)
+    pipe = CardPipeline(recognizer=_NamesTheSpeck())
+    events, vouched = [], []
+    for i, f in enumerate([table] * 3 + [speck] * 6):
+        events += pipe.feed(f, 100 * i)
+        if pipe.pending_since is None:
+            vouched.append(100 * i)
+    assert [str(e.card) for e in events] == ["9C"]
+    assert events[0].t_ns == 501 and all(events[0].t_ns > v for v in vouched if v < 600)
