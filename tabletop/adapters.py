@@ -6,6 +6,7 @@ translate, and turn device trouble into notices instead of exceptions.
 """
 from __future__ import annotations
 
+import inspect
 import queue
 import threading
 import time
@@ -72,6 +73,7 @@ class CameraEventSource:
         self.name = name
         self.on_frame = on_frame          # every frame with its capture stamp (evidence, dashboard)
         self.pipeline = pipeline
+        self._takes_full = _takes_full_frames(pipeline)
         self._open = open_camera
         self._frozen_ns = int(frozen_after_s * 1e9)
         self._clock = clock
@@ -133,7 +135,7 @@ class CameraEventSource:
 
     def _read(self, camera: Any, frame: Any, t_ns: int) -> list[Event]:
         """The pipeline's events for this frame, given the camera's full-resolution frame when it keeps one."""
-        main_at = getattr(camera, "main_at", None)
+        main_at = getattr(camera, "main_at", None) if self._takes_full else None
         full = main_at(t_ns) if main_at is not None else None
         if full is None:
             return list(self.pipeline.feed(frame, t_ns))
@@ -198,6 +200,16 @@ class CameraEventSource:
 
     def __repr__(self) -> str:
         return f"<CameraEventSource {'lost' if self._lost else 'ok'} frames={self.frames} reopens={self.reopens}>"
+
+
+def _takes_full_frames(pipeline: Any) -> bool:
+    """Whether `pipeline.feed` reads a third argument, the camera's full-resolution frame."""
+    try:
+        params = inspect.signature(pipeline.feed).parameters.values()
+    except (TypeError, ValueError, AttributeError):
+        return False
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 3 or any(
+        p.kind is p.VAR_POSITIONAL for p in params)
 
 
 class LightsObserver:
