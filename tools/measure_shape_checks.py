@@ -5,7 +5,8 @@ For every true corner index in rendered, photo-damaged validation scenes, the
 rank patch's mirror IoU and its overlap with its own suit blob (same frame,
 same patch size) are collected per rank; the printed limits are the highest
 value seen plus a margin, beside the share of true indices the committed limits
-(consistency.MIRROR_MAX / SAME_SHAPE_MAX) refuse.
+(consistency.MIRROR_MAX / SAME_SHAPE_MAX) refuse; so is the rank's height over its
+suit's (consistency.RANK_OVER_SUIT_MAX, every rank but the Joker's together).
 Also printed: low percentiles of the suit blob's redness on true heart and
 diamond indices (a red suit must be printed in clearly red ink), and how many
 true 3s and 5s pass the "5 needs its left stroke" check and how many would be
@@ -34,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
-from referee.vision.consistency import (MIRROR_MAX, SAME_SHAPE_MAX, fine_rank, five_is_three, has_five_stroke,
-                                        jack_not_seven, mirror_iou, same_shape_iou, six_not_five, six_or_eight,
-                                        suit_shaped, ten_shaped)  # noqa: E402
+from referee.vision.consistency import (MIRROR_MAX, RANK_OVER_SUIT_MAX, SAME_SHAPE_MAX, fine_rank, five_is_three,
+                                        has_five_stroke, jack_not_seven, mirror_iou, rank_over_suit, same_shape_iou,
+                                        six_not_five, six_or_eight, suit_shaped, ten_shaped)  # noqa: E402
 from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
@@ -62,6 +63,7 @@ def main() -> None:
     ten_shape: dict[str, list[bool]] = defaultdict(list)
     jack_shape: dict[str, list[bool]] = defaultdict(list)
     suit_shape: dict[tuple[str, str], list[bool]] = defaultdict(list)  # (true suit, shape tested)
+    tall: dict[str, list[float]] = defaultdict(list)   # the rank's height over its suit's, in the index's frame
     for _ in range(args.scenes):
         img, ps, ids = T.make_scene(rng)
         frame, cands, yr, ys = T.labelled_candidates(T.degrade(img, rng, warp=False), ps, ids)
@@ -88,6 +90,7 @@ def main() -> None:
                 jack_shape[rank].append(jack_not_seven(frame, cand))
             mirror[rank].append(mirror_iou(p))
             same[rank].append(same_shape_iou(p, frame, cand))
+            tall[rank].append(rank_over_suit(cand))
     print("rank  indices  mirror-IoU limit  same-shape limit   refused by the committed limits")
     for rank in RANK_CLASSES[:-1]:
         if mirror[rank]:
@@ -95,6 +98,10 @@ def main() -> None:
                                for m, s in zip(mirror[rank], same[rank])])
             print(f"{rank:5} {len(mirror[rank]):8}  {max(mirror[rank]) + args.margin:16.2f}  "
                   f"{max(same[rank]) + args.margin:16.2f}   {refused:.3f}   (p99 same {np.percentile(same[rank], 99):.2f})")
+    every = np.concatenate([v for r, v in tall.items() if r != "JOKER"])
+    print(f"rank height over suit height (all ranks but Joker, {len(every)} indices): p99 {np.percentile(every, 99):.2f}, "
+          f"p99.9 {np.percentile(every, 99.9):.2f}, max {every.max():.2f}; limit with margin {every.max() + args.margin:.2f} "
+          f"(committed {RANK_OVER_SUIT_MAX}: refuses {np.mean(every > RANK_OVER_SUIT_MAX):.4f})")
     if red_suits:
         lows = np.percentile(red_suits, [0.5, 1, 2, 5]).round(1)
         print(f"red suit blobs: {len(red_suits)}, redness percentiles 0.5/1/2/5: {lows.tolist()}")

@@ -165,6 +165,13 @@ are never used to choose them.
   drawn upright in the candidate's frame at the same patch size) is a pip
   paired with its neighbour pip. A candidate whose rank/suit overlap is above
   any rendered instance of that rank (plus a margin) is not named.
+- A rank is no taller than three times its suit: printed indices set the rank
+  1.2-2 times the suit's height; 99% of rendered true indices are under 3.0
+  (seeds 31 / 32: p99 2.99 / 2.61), the rest mostly suits cut short by a
+  covering card. Court art read as a rank over a pip (a King's red robe over
+  a heart, named "10D" at 0.8-0.94 on photos-aristocrat) stands 3.5-4.2 times
+  its pip. Real photos, for verification only: the right readings of all
+  three decks are at most 2.0 times their suit.
 - A suit's colour is its ink's: a heart or diamond needs a suit blob read red against its paper, a spade or
   club one that is not (`ink_colour`: a black spade under a warm lamp looked brown, and was read "D", while
   red was read from the pixel alone).
@@ -192,6 +199,10 @@ MIRROR_MAX = {"2": 0.87, "3": 0.85, "4": 0.80, "5": 0.91, "7": 0.70, "10": 0.84,
 SAME_SHAPE_MAX = {"A": 0.68, "2": 0.69, "3": 0.73, "4": 0.76, "5": 0.76, "6": 0.84, "7": 0.62, "8": 0.79,
                   "9": 0.79, "J": 0.72, "Q": 0.82, "K": 0.70, "JOKER": 0.83}
 INK = 100
+# a rank's height over its suit's: printed indices 1.2-2; rendered true indices (tools/measure_shape_checks.py, seeds 31 /
+# 32, 500 each) 99% under 2.99 / 2.61, the rest mostly suits cut short by a covering card; the readers named red court
+# art (a King's robe over a pip) as a 10 at 0.8-0.94 on a webcam deck they never saw, at 3.5-4.2
+RANK_OVER_SUIT_MAX = 3.0
 RED_SUIT_MIN = 50  # a heart or diamond's suit blob is read red (`Blob.red`: index_detect.RED_FEATURE, or 0)
 THREE_RETURN_MIN = 2 / 3  # a 3 has ink in the right 45% of more than 2/3 of its rows 20-35% down (see "A 5 that is a 3")
 THREE_WAIST_MIN = 0.05  # and its right edge dips in over 5% of its width (2 px drawn) at a waist 20-65% down
@@ -386,6 +397,13 @@ def same_shape_iou(rank_patch: np.ndarray, frame: Frame, cand: Candidate) -> flo
     return float((a & b).sum()) / max(1, int((a | b).sum()))
 
 
+def rank_over_suit(cand: Candidate) -> float:
+    """The rank's ink height over its suit's, both along the index's rank-to-suit direction."""
+    _, _, top, bottom = _extent(np.concatenate([b.pts for b in cand.rank]), 0.0, 0.0, cand.ux, cand.uy)
+    _, _, s_top, s_bottom = _extent(cand.suit.pts, 0.0, 0.0, cand.ux, cand.uy)
+    return (bottom - top) / max(s_bottom - s_top, 1.0)
+
+
 def plausible(frame: Frame, cand: Candidate, rank: str, suit: str = "") -> bool:
     """Whether `cand` can be read as `rank` (and `suit`, "" for a Joker) by the checks above: each answer kept on
     the candidate (about 2.6 of a photo's 6.6 checks ask again, ~0.4 ms of checks on the learned path)."""
@@ -398,6 +416,8 @@ def plausible(frame: Frame, cand: Candidate, rank: str, suit: str = "") -> bool:
 def _plausible(frame: Frame, cand: Candidate, rank: str, suit: str) -> bool:
     """`plausible`, checked."""
     if suit in ("H", "D") and cand.suit.red < RED_SUIT_MIN or suit in ("S", "C") and cand.suit.is_red:
+        return False
+    if rank != "JOKER" and rank_over_suit(cand) > RANK_OVER_SUIT_MAX:
         return False
     cap = MIRROR_MAX.get(rank)
     same = SAME_SHAPE_MAX.get(rank)

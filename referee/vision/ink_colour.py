@@ -36,7 +36,8 @@ RED_MAX = 0.84      # red ink: its red contrast is under 0.84 of the smaller of 
 NEUTRAL_MIN = 0.77  # black ink: its smallest channel contrast is at least 0.77 of its largest (where as many red
 #                     glyphs reach it as black ones fall short: 0.789 / 0.752, 0.2% / 0.4% of each)
 CLIPPED = 250      # a paper channel this bright may be clipped: the ink's contrast there is only a lower bound
-CLIPPED_RED_SHARE = 0.15  # on paper clipped in red, red ink (clipped as well) darkens red by under 0.15 of green
+CLIPPED_RED_SHARE = 0.5  # on paper that may be clipped in red, red ink still darkens red by under half its green;
+#                          black ink reads so only if clipping hid over half its red contrast
 GROW = 2           # px at working size around a glyph whose contrast counts with it (a sensor's smeared chroma)
 RING = 3           # px: the paper read around a glyph, beyond GROW
 WHITE_SHARE = 0.03  # the brightest 3% of pixels (by their darkest channel) set the image's paper white
