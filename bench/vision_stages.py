@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 SCENES = ROOT / ".." / "shared" / "data" / "scenes-bicycle"
 REFERENCE = "reference shrink (uint8 INTER_AREA)"
-STAGES = (REFERENCE, "prepare", "find_blobs", "pair_candidates", "features", "readers", "settle + claim",
+COLOUR = "of which ink colour (paper white, contrasts, red or black)"
+STAGES = (REFERENCE, "prepare", "find_blobs", COLOUR, "pair_candidates", "features", "readers", "settle + claim",
           "whole recognize()")
 
 
@@ -30,9 +31,12 @@ def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
     """Median ms of each stage over every `step`-th labelled image, `passes` times."""
     import cv2
 
+    import numpy as np
+
+    from referee.vision import ink_colour
     from referee.vision import recognize as rec
     from referee.vision.classifier import default_model
-    from referee.vision.index_detect import WORK_SIDE, features, find_blobs, pair_candidates, prepare
+    from referee.vision.index_detect import WORK_SIDE, _glyph_parts, features, find_blobs, pair_candidates, prepare
 
     cv2.setNumThreads(1)
     with (SCENES / "labels.csv").open(newline="") as f:
@@ -52,6 +56,14 @@ def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
             t1 = clock()
             frame = find_blobs(small)
             t2 = clock()
+            parts = _glyph_parts(small, 7, 160)   # untimed: the colour's inputs, as find_blobs makes them
+            tc = clock()
+            ink_colour.balance(small, ink_colour.paper_gains(small))
+            ids = np.flatnonzero(parts.ok)
+            ink_colour.ink_colour(*ink_colour.ink_contrasts(small, parts.labels, ids, parts.paper, parts.ink,
+                                                            parts.stats))
+            times[COLOUR].append((clock() - tc) * 1000)
+            t2b = clock()
             cands = pair_candidates(frame)
             t3 = clock()
             x = features(frame, cands)
@@ -62,7 +74,8 @@ def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
             t6 = clock()
             rec.recognize(img, model=model)
             t7 = clock()
-            for stage, a, b in zip(STAGES, (tr, t0, t1, t2, t3, t4, t5, t6), (t0, t1, t2, t3, t4, t5, t6, t7)):
+            timed = [s for s in STAGES if s != COLOUR]
+            for stage, a, b in zip(timed, (tr, t0, t1, t2b, t3, t4, t5, t6), (t0, t1, t2, t3, t4, t5, t6, t7)):
                 times[stage].append((b - a) * 1000)
     return {s: statistics.median(v) for s, v in times.items()}
 

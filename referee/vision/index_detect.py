@@ -317,7 +317,7 @@ def glyph_contrasts(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160
     `find_blobs` reads (`ink_colour.ink_contrasts`), before any is set aside for its colour: for measuring."""
     parts = _glyph_parts(bgr, min_h, max_h)
     ids = np.flatnonzero(parts.ok)
-    contrast, paper_col = ink_contrasts(bgr, parts.labels, ids, parts.paper, parts.ink)
+    contrast, paper_col = ink_contrasts(bgr, parts.labels, ids, parts.paper, parts.ink, parts.stats)
     return parts.cents[ids], parts.stats[ids, 4], contrast, paper_col
 
 
@@ -336,7 +336,7 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     counts = np.bincount(lab, minlength=len(ok))[ids].tolist()
     starts = np.concatenate([[0], np.cumsum(counts)]).tolist()
     # red, black or neither, each against its own paper (`ink_colour`); the reader is shown one red for every red
-    contrast, paper_col = ink_contrasts(bgr, labels, ids, parts.paper, ink)
+    contrast, paper_col = ink_contrasts(bgr, labels, ids, parts.paper, ink, stats)
     colours = ink_colour(contrast, paper_col).tolist()
     reddish = could_be_red(contrast, paper_col).tolist()
     # each blob's points: every step-th of its pixels (about 200 at most), cut from one array for all blobs
