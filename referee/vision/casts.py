@@ -83,4 +83,5 @@ def apply_cast(img: np.ndarray, cast: Cast, seed: int = 0) -> np.ndarray:
         out += np.random.default_rng(seed).normal(0, cast.noise, out.shape).astype(np.float32)
     out8 = np.clip(out, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out8, [cv2.IMWRITE_JPEG_QUALITY, cast.jpeg])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out8
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return out8 if decoded is None else np.asarray(decoded)

@@ -261,7 +261,7 @@ def _row_extents(p: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray, np.nd
         return None
     x0, y0, w, h = box
     ink = p[y0:y0 + h, x0:x0 + w] > INK
-    return w, h, ink.any(1), ink.argmax(1), w - 1 - ink[:, ::-1].argmax(1)
+    return w, h, np.asarray(ink.any(1)), ink.argmax(1), w - 1 - ink[:, ::-1].argmax(1)
 
 
 def band_rows(p: np.ndarray, top: float, bottom: float, left: float, right: float) -> float:

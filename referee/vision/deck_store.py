@@ -502,8 +502,8 @@ def disagreeing(cands: Sequence[Candidate], stock: Sequence[Reading], voted: tup
 
     kept = [t for t in stock if not store_names_another(t)]
     names, conf, dist = list(names), conf.copy(), dist.copy()
-    for i, (_, card) in read.items():
-        if names[i] not in (NOT_INDEX, card):
+    for i, (_, named) in read.items():
+        if names[i] not in (NOT_INDEX, named):
             names[i], conf[i], dist[i] = NOT_INDEX, 0.0, np.inf
     return kept, (names, conf, dist)
 

@@ -88,7 +88,7 @@ def ttf_canvas(text: str, path: str, px: int = 96) -> np.ndarray:
 
         f = ImageFont.truetype(path, px)
         x0, y0, x1, y1 = f.getbbox(text)
-        im = Image.new("L", (x1 - x0 + 40, y1 - y0 + 40), 0)
+        im = Image.new("L", (int(x1 - x0) + 40, int(y1 - y0) + 40), 0)
         ImageDraw.Draw(im).text((20 - x0, 20 - y0), text, fill=255, font=f)
         _TTF_CACHE[key] = np.asarray(im, np.uint8)
     return _TTF_CACHE[key].copy()
@@ -162,7 +162,7 @@ def _set_ten(font: int | str, thickness: int, gap: float, bar: bool = False) -> 
     else:
         one = _ink_crop(_glyph_canvas("1", font, thickness))
     h = max(one.shape[0], zero.shape[0])
-    one = cv2.resize(one, (max(1, round(one.shape[1] * h / one.shape[0])), h), interpolation=cv2.INTER_AREA)
+    one = np.asarray(cv2.resize(one, (max(1, round(one.shape[1] * h / one.shape[0])), h), interpolation=cv2.INTER_AREA))
     zero = cv2.resize(zero, (max(1, round(zero.shape[1] * h / zero.shape[0])), h), interpolation=cv2.INTER_AREA)
     return np.hstack([one, np.zeros((h, max(1, round(gap * h))), np.uint8), zero])
 

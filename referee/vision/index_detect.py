@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import cast
 
 import cv2
 import numpy as np
@@ -470,7 +471,7 @@ def pair_candidates(frame: Frame, max_partners: int = 4, near: tuple[float, floa
                 members = tuple(g.idx for g in grp)   # in order: the mean is summed in this order
                 if members not in centre:
                     pts = np.concatenate([g.pts for g in grp]) if len(grp) > 1 else a.pts
-                    centre[members] = (_column_mean(pts, 0), _column_mean(pts, 1))
+                    centre[members] = cast(tuple[float, float], (_column_mean(pts, 0), _column_mean(pts, 1)))
                 rx, ry = centre[members]
                 dd = math.hypot(bsuit.cx - rx, bsuit.cy - ry)
                 if dd < 1e-3:
@@ -710,7 +711,7 @@ def fill_rank_widths(X: np.ndarray) -> np.ndarray:
     side = RANK_PATCH
     patches = X[:, :side * side].reshape(len(X), side, side)
     ink = patches > FILL_INK   # thresholded once: two maxima over the float patches took twice as long
-    col_ink, row_ink = ink.any(1), ink.any(2)
+    col_ink, row_ink = np.asarray(ink.any(1)), np.asarray(ink.any(2))
     x0, x1 = col_ink.argmax(1), side - col_ink[:, ::-1].argmax(1)
     y0, y1 = row_ink.argmax(1), side - row_ink[:, ::-1].argmax(1)
     w, h = x1 - x0, y1 - y0

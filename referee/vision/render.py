@@ -195,7 +195,7 @@ def render_card(card: Card, style: CardStyle | None = None, *, rng: random.Rando
         for fx, fy in _PIPS[card.rank]:
             draw_suit(img, card.suit, (fx * W, fy * H), st.pip_h * W, color, flip=fy > 0.5)
     if width != W:
-        img = cv2.resize(img, (width, int(round(width * 1.4))), interpolation=cv2.INTER_AREA)
+        img = np.asarray(cv2.resize(img, (width, int(round(width * 1.4))), interpolation=cv2.INTER_AREA))
     return img
 
 
@@ -231,7 +231,7 @@ def random_table(rng: random.Random, size: tuple[int, int]) -> np.ndarray:
         img += (((yy // s + xx // s) % 2) * rng.uniform(-60, 60))[..., None]
     else:
         n = nrng.normal(0, 1, (h // 4 + 1, w // 4 + 1)).astype(np.float32)
-        n = cv2.resize(n, (w, h))[:h, :w]
+        n = np.asarray(cv2.resize(n, (w, h)), np.float32)[:h, :w]
         img += n[..., None] * np.array([rng.uniform(10, 50) for _ in range(3)], np.float32)
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -284,7 +284,7 @@ def composite(img: np.ndarray, p: Placement, *, rng: random.Random | None = None
     if shadow > 0:
         sh = cv2.GaussianBlur(np.roll(a[..., 0], (3, 3), (0, 1)), (0, 0), 3)[..., None]
         roi *= 1 - shadow * sh
-    roi = roi * (1 - a) + warped.astype(np.float32) * a
+    roi = np.asarray(roi * (1 - a) + warped.astype(np.float32) * a)
     img[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
 
 
@@ -326,10 +326,10 @@ def finish(img: np.ndarray, rng: random.Random, *, light: float = 1.0, glare: fl
         g = np.zeros((h, w), np.float32)
         cv2.ellipse(g, (rng.randrange(w), rng.randrange(h)), (rng.randint(w // 20, w // 6), rng.randint(h // 30, h // 10)),
                     rng.uniform(0, 180), 0, 360, 1.0, -1)
-        g = cv2.GaussianBlur(g, (0, 0), max(2, w / 60))
+        g = np.asarray(cv2.GaussianBlur(g, (0, 0), max(2, w / 60)))
         out += (g * 255 * glare)[..., None]
     if blur > 0:
-        out = cv2.GaussianBlur(out, (0, 0), blur)
+        out = np.asarray(cv2.GaussianBlur(out, (0, 0), blur))
     if noise > 0:
         out += np.random.default_rng(rng.randrange(1 << 30)).normal(0, noise, out.shape).astype(np.float32)
     return np.clip(out, 0, 255).astype(np.uint8)
