@@ -136,9 +136,9 @@ def held_out_decks() -> list[str]:
              "which never influences it (`referee/vision/holdout.py`: the lowest cut of "
              f"{', '.join(str(c) for c in holdout.CUTS)} at which each training deck names at precision "
              f"{holdout.TARGET_PRECISION} or better and the two together at {holdout.TRAIN_PRECISION}). Scored by "
-             "`eval_vision.py` with `--min-confidence` at that cut; ms per photo: median of the reader and of the "
-             "reference shrink (OpenCV's uint8 INTER_AREA to working size) timed in turn in one process on every 4th "
-             "photo, one core.", ""]
+             "`eval_vision.py` with `--min-confidence` at that cut; ms per photo: median of the reader on every 4th "
+             "photo and of the reference (OpenCV's uint8 INTER_AREA shrink of one 720 px Bicycle photo to working "
+             "size, as in the stage table), timed in turn in one process, one core.", ""]
     if len(decks) < 3:
         return lines + [f"skipped: needs all of {', '.join(holdout.DECKS)} in ../shared/data"]
     tallies = read_tallies(decks)

@@ -88,8 +88,9 @@ def table(ms: dict[str, float]) -> list[str]:
 
 
 def per_photo(folder: Path, cut: float, step: int = 4, passes: int = 3) -> tuple[float, float]:
-    """(median ms of the stock reader at `cut`, median ms of the reference shrink) per photo over every
-    `step`-th labelled image of `folder`, the two timed in turn on each photo, `passes` times."""
+    """(median ms of the stock reader at `cut` per photo over every `step`-th labelled image of `folder`, median ms
+    of the reference: the uint8 INTER_AREA shrink of a fixed 720 x 720 photo, the first of scenes-bicycle, to
+    working size, the same work whatever the deck's photo size), timed in turn, `passes` times."""
     import cv2
 
     from referee.vision.index_detect import WORK_SIDE
@@ -99,14 +100,15 @@ def per_photo(folder: Path, cut: float, step: int = 4, passes: int = 3) -> tuple
     with (folder / "labels.csv").open(newline="") as f:
         files = sorted({row["file"] for row in csv.DictReader(f)})[::step]
     images = [cv2.imread(str(folder / name), cv2.IMREAD_COLOR) for name in files]
+    with (SCENES / "labels.csv").open(newline="") as f:
+        yardstick = cv2.imread(str(SCENES / min(row["file"] for row in csv.DictReader(f))), cv2.IMREAD_COLOR)
+    size = (WORK_SIDE, round(yardstick.shape[0] * WORK_SIDE / yardstick.shape[1]))
     reader, reference = [], []
     clock = time.perf_counter
     for _ in range(passes):
         for img in images:
-            h, w = img.shape[:2]
-            size = (round(w * WORK_SIDE / max(h, w)), round(h * WORK_SIDE / max(h, w)))
             t0 = clock()
-            cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+            cv2.resize(yardstick, size, interpolation=cv2.INTER_AREA)
             t1 = clock()
             recognize(img, min_conf=cut)
             t2 = clock()
