@@ -30,14 +30,19 @@ def won(runtime: TableRuntime) -> list[int | None]:
     return [r.seat for r in runtime.game.rulings if r.kind == "wins_pile"]
 
 
-def test_with_the_camera_vouching_a_slap_is_judged_after_the_quick_hold_back() -> None:
-    rt = table()
+def jack_slapped_by_seat_1(rt: TableRuntime) -> None:
+    """Three cards, the third a Jack; seat 1 slaps it 300 ms later while the camera vouches for every frame."""
     rt.step(CardSeen(Card.parse("2H"), 1000 * MS), "camera", 1060 * MS, now_ns=1060 * MS)
     rt.step(CardSeen(Card.parse("5C"), 1600 * MS), "camera", 1660 * MS, now_ns=1660 * MS)
     rt.step(CardSeen(Card.parse("JS"), 2200 * MS), "camera", 2260 * MS, now_ns=2260 * MS)
     rt.step(Watermark(2500 * MS), "camera", 2510 * MS, now_ns=2510 * MS)
     rt.step(Slap(1, 2500 * MS), "pads", 2501 * MS, now_ns=2501 * MS)
     rt.step(Watermark(2560 * MS), "camera", 2561 * MS, now_ns=2561 * MS)
+
+
+def test_with_the_camera_vouching_a_slap_is_judged_after_the_quick_hold_back() -> None:
+    rt = table()
+    jack_slapped_by_seat_1(rt)
     assert won(rt) == [1]                     # ~60 ms after the slap, not 300
 
 
@@ -70,12 +75,7 @@ def test_the_journal_keeps_the_referees_clock_so_a_replay_judges_the_same(tmp_pa
     journal = Journal(tmp_path / "j.db")
     recorder = Recorder.start(journal, "slapjack", 2, hands=hands(), holdback_ns=HOLDBACK, strict=False)
     rt = table(recorder)
-    rt.step(CardSeen(Card.parse("2H"), 1000 * MS), "camera", 1060 * MS, now_ns=1060 * MS)
-    rt.step(CardSeen(Card.parse("5C"), 1600 * MS), "camera", 1660 * MS, now_ns=1660 * MS)
-    rt.step(CardSeen(Card.parse("JS"), 2200 * MS), "camera", 2260 * MS, now_ns=2260 * MS)
-    rt.step(Watermark(2500 * MS), "camera", 2510 * MS, now_ns=2510 * MS)
-    rt.step(Slap(1, 2500 * MS), "pads", 2501 * MS, now_ns=2501 * MS)
-    rt.step(Watermark(2560 * MS), "camera", 2561 * MS, now_ns=2561 * MS)
+    jack_slapped_by_seat_1(rt)
     rt.step(Slap(0, 2540 * MS), "pads", 2700 * MS, now_ns=2700 * MS)     # arrives after the ruling: late
     assert ("wins_pile", 1) in [(r.kind, r.seat) for r in rt.game.rulings]
     journal.close()
