@@ -1,9 +1,11 @@
 """Find corner-index candidates: a rank glyph with its suit symbol beside it.
 
 Ink (black or red print on light card stock) is separated from the card by
-comparing each pixel's green channel with the local paper brightness. Each
-pair of nearby ink blobs of the same colour becomes a candidate, read in the
-pair's own rotated frame (rank above, suit below), so any card rotation works.
+comparing each pixel's green channel with the local paper brightness; its colour
+is read against that paper (`ink_colour`). Each pair of nearby ink blobs of one
+colour (the suit pip's; a rank of no certain colour takes it) becomes a
+candidate, read in the pair's own rotated frame (rank above, suit below), so any
+card rotation works.
 """
 from __future__ import annotations
 
@@ -330,13 +332,13 @@ def find_blobs(bgr: np.ndarray, *, min_h: int = 7, max_h: int = 160) -> Frame:
     x, y, w, h, area = (stats[:, k] for k in range(5))
     W = ink.shape[1]
     # every kept blob's pixels in one pass, row by row within each blob as its own box lists them (a numpy call or
-    # ten a blob cost ~30 us each: ~0.9 ms a photo), and their mean colours from integer sums over those pixels
+    # ten a blob cost ~30 us each: ~0.9 ms a photo)
     ids = np.flatnonzero(ok)
     px = np.flatnonzero(np.take(ok, labels))   # np.nonzero over the whole image: 10x slower
     lab, (ys, xs) = _by_label(labels.ravel()[px], px, W)
     counts = np.bincount(lab, minlength=len(ok))[ids].tolist()
     starts = np.concatenate([[0], np.cumsum(counts)]).tolist()
-    # red, black or neither, each against its own paper (`ink_colour`); the reader is shown one red for every red
+    # red, black, dull or other, each against its own paper (`ink_colour`); the reader is shown one red for every red
     contrast, paper_col = ink_contrasts(bgr, labels, ids, parts.paper, ink, stats)
     colours = ink_colour(contrast, paper_col).tolist()
     reddish = could_be_red(contrast, paper_col).tolist()
