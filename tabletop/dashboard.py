@@ -2,15 +2,19 @@
 and (at a bots table) the visitors' "beat the bots" actions."""
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
 from referee.cards import Card
+from referee.events import CardSeen, CardUnreadable, PileCleared
 from referee.live import TableFeed
 
 from .game_setup import GamePlan
 
-FRAME_EVERY_S = 0.15          # the page's camera view: a JPEG at most this often (real seconds)
+FRAME_EVERY_S = 0.15          # the page's camera view: a JPEG this often while the reading holds (real seconds)
+
+log = logging.getLogger(__name__)
 
 
 class TableControls:
@@ -50,27 +54,56 @@ class TableControls:
 
 
 class FramePublisher:
-    """Camera frames to the page as JPEGs (a few a second), with the referee's top card as the overlay."""
+    """Camera frames to the page as JPEGs, each with what vision read on that very frame.
+
+    It is told each frame after the vision pipeline has read it (`GamePipeline.on_read`), so the overlay is
+    the camera's reading, never the game's state: the card named last (with its confidence and when it
+    landed), `reading` while a landing is being read, `unreadable` when one could not be named, nothing once
+    the pile is cleared or a new game begins. A frame goes out a few times a second, and at once whenever
+    the reading changes, so the label never waits behind the picture."""
 
     def __init__(self, feed: TableFeed, table: Any) -> None:
         self.feed, self.table = feed, table
         self._last = 0.0
+        self._named: dict[str, Any] | None = None
+        self._shown: Any = None
 
-    def __call__(self, frame: Any, t_ns: int) -> None:
+    def new_game(self, _runtime: Any = None) -> None:
+        """The pipeline forgets the pile at a new game: so does the label."""
+        self._named = None
+
+    def on_read(self, frame: Any, t_ns: int, events: list[Any]) -> None:
+        """A pipeline hook on the camera's thread: it must never raise into the camera loop."""
+        try:
+            self._on_read(frame, t_ns, events)
+        except Exception:
+            log.exception("dashboard frame")
+
+    def reading(self, t_ns: int, events: list[Any]) -> dict[str, Any]:
+        """What vision has read as of the frame captured at `t_ns` (its `events` included)."""
+        for event in events:
+            if isinstance(event, CardSeen):
+                self._named = {"card": str(event.card), "confidence": round(float(event.confidence), 3),
+                               "landed_t_us": event.t_ns // 1000, "named_t_us": t_ns // 1000}
+            elif isinstance(event, CardUnreadable):
+                self._named = {"unreadable": True, "landed_t_us": event.t_ns // 1000}
+            elif isinstance(event, PileCleared):
+                self._named = None
+        if getattr(self.table.pipeline, "pending_since", None) is not None:
+            return {"reading": True}
+        return dict(self._named or {})
+
+    def _on_read(self, frame: Any, t_ns: int, events: list[Any]) -> None:
+        read = self.reading(t_ns, events)
         now = time.monotonic()
-        if now - self._last < FRAME_EVERY_S:
+        if read == self._shown and now - self._last < FRAME_EVERY_S:
             return
-        self._last = now
         import cv2
         ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 70])
         if not ok:
             return
-        overlay: dict[str, Any] = {"width": frame.shape[1], "height": frame.shape[0]}
-        pile = self.table.runtime.game.pile
-        if pile:
-            overlay["card"] = str(pile[-1].card)
-            overlay["confidence"] = 1.0
-        self.feed.set_frame(jpeg.tobytes(), overlay)
+        self._last, self._shown = now, read
+        self.feed.set_frame(jpeg.tobytes(), {"width": frame.shape[1], "height": frame.shape[0], **read}, t_ns)
 
 
 def make_feed(table: Any, plan: GamePlan, kiosk: Any = None) -> TableFeed:
@@ -88,7 +121,10 @@ def make_feed(table: Any, plan: GamePlan, kiosk: Any = None) -> TableFeed:
     follow(table.runtime)
     table.runtime.game_listeners.append(follow)      # before the feed's own listener: the new state has it
     feed.attach(table.runtime)
-    table.frame_listeners.append(FramePublisher(feed, table))
+    if table.pipeline is not None:                   # a camera read by vision: its frames, with their readings
+        frames = FramePublisher(feed, table)
+        table.pipeline.on_read = frames.on_read
+        table.runtime.game_listeners.append(frames.new_game)
     return feed
 
 

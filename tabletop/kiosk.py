@@ -67,7 +67,7 @@ class Kiosk:
                     raise LookupError("every seat already has a visitor")
                 seat = free[0]
             if not 0 <= int(seat) < players:
-                raise ValueError(f"seat {seat} is not at this table")
+                raise ValueError(f"no seat {int(seat) + 1} at this table: seats 1 to {players}")
             seat = int(seat)
             self.visitors[seat] = {"name": name or f"Visitor {seat + 1}", "times": []}
             self.bots.visitors.add(seat)
@@ -94,7 +94,7 @@ class Kiosk:
     def _visitor(self, seat: int) -> dict[str, Any]:
         visitor = self.visitors.get(seat)
         if visitor is None:
-            raise LookupError(f"seat {seat} has not joined")
+            raise LookupError(f"seat {seat + 1} has no visitor: join first")
         return visitor
 
     def use_pads(self, pads: Any, stop: threading.Event) -> threading.Thread:

@@ -41,7 +41,7 @@ class RunOptions:
     speed: float = 1.0                       # table seconds per real second (a simulated table)
     dashboard: bool = True
     print_rulings: bool = False
-    between_s: float = 3.0                   # table seconds the result stays up before the next game
+    between_s: float = 3.0                   # table seconds the result stays up (real seconds too, on a dashboard)
     recognizer: Any = None                   # a learned deck
     controls: dict[str, Any] = field(default_factory=dict)   # picamera2 controls from a profile
     visitor_pads: Any = None                 # a TableConfig whose real pads visitors slap (a bots table)
@@ -119,7 +119,8 @@ def _play(table: Table, plan: GamePlan, opts: RunOptions) -> None:
         if opts.games and finished >= opts.games:
             return
         until = table.clock() + int(opts.between_s * S)
-        while table.clock() < until and not stopped():
+        shown = time.monotonic() + (opts.between_s if opts.dashboard else 0.0)   # the page's game-over screen:
+        while (table.clock() < until or time.monotonic() < shown) and not stopped():  # real seconds at any speed
             stop.wait(0.05)
         if stopped():
             return

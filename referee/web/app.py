@@ -148,8 +148,14 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None,
         return StreamingResponse(counted(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    async def frame(_: Request) -> Response:
-        jpeg = feed.frame_jpeg
+    async def frame(request: Request) -> Response:
+        """The newest camera frame, or `?seq=N`: frame N (the one whose reading the page was told), 404 once
+        it is no longer kept."""
+        wanted = request.query_params.get("seq", "")
+        seq = int(wanted) if wanted.isdigit() and len(wanted) < 12 else None
+        jpeg = feed.frame(seq)
+        if seq is not None and not jpeg:
+            return error(404, f"frame {seq} is no longer kept")
         if not jpeg:
             return Response(status_code=204, headers=NO_STORE)
         return Response(jpeg, media_type="image/jpeg", headers=NO_STORE)

@@ -25,9 +25,12 @@ def _whole(value: Any) -> bool:
 
 
 def seat(value: Any, table: Mapping[str, Any]) -> int:
+    """A seat index (0-based in JSON); the error names seats as people count them, from 1."""
     seats = table["seats"]
-    if not _whole(value) or not 0 <= value < seats:
-        raise ValueError(f"must be a seat from 0 to {seats - 1}, not {show(value)}")
+    if not _whole(value):
+        raise ValueError(f"must be a seat index (0 for seat 1 to {seats - 1} for seat {seats}), not {show(value)}")
+    if not 0 <= value < seats:
+        raise ValueError(f"no seat {value + 1} at this table: seats 1 to {seats}")
     return int(value)
 
 

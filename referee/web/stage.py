@@ -140,14 +140,14 @@ class StageTable:
     def _join(self, seat: int | None = None) -> int:
         seat = 0 if seat is None else int(seat)
         if not 0 <= seat < self.session.game.n:
-            raise ValueError(f"no seat {seat}")
+            raise ValueError(f"no seat {seat + 1} at this table: seats 1 to {self.session.game.n}")
         self.visitors.setdefault(seat, [])
         return seat
 
     def _visitor(self, kind: type, seat: int) -> dict[str, Any]:
         seat = int(seat)
         if seat not in self.visitors:
-            raise ValueError(f"seat {seat} has not joined")
+            raise ValueError(f"seat {seat + 1} has no visitor: join first")
         with self._lock:
             t = self.now + 1
             self.runtime.step(kind(seat, t), "visitor", t, now_ns=t)
@@ -174,6 +174,14 @@ class StageTable:
         quad = [[round(float(x), 1), round(float(y), 1)] for x, y in place.quad()]
         overlay = {"card": top, "confidence": 0.97, "center": [330.0, 235.0], "quad": quad,
                    "width": img.shape[1], "height": img.shape[0]}
-        self.feed.set_frame(jpeg.tobytes(), overlay)
+        overlay["seq"] = self.feed.set_frame(jpeg.tobytes(), overlay, self.now)
         return overlay
+
+    def next_game(self, game: str | None = None, *, seed: int = 2) -> Session:
+        """Swap in a new game (not played by the bots): what the page sees when the table starts its next one."""
+        session = Session.create(game or self.session.game.game_id, self.session.game.n, seed=seed, strict=False,
+                                 holdback_ns=int(HOLDBACK_MS * MS), names=self.session.game.names)
+        with self._lock:
+            self.runtime.new_game(session)
+        return session
 

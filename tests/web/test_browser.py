@@ -41,7 +41,7 @@ def test_live_page_follows_a_game_and_guards_operator_actions(browser: Any) -> N
         stage.start(speed=12.0)
         # the game advances: pushed states move the pile and the count on
         page.wait_for_function("window.referee.state && window.referee.state.pile >= 2")
-        page.wait_for_selector("#count:not([hidden])")
+        page.wait_for_function("document.getElementById('howto').textContent.startsWith('Count: ')")
         # a slap decision arrives, with each seat's first contact and the margin
         page.wait_for_selector("#timeline:not([hidden]) .trow:nth-child(4)")
         ruling = page.inner_text("#ruling")
@@ -62,13 +62,13 @@ def test_live_page_follows_a_game_and_guards_operator_actions(browser: Any) -> N
         page.fill("#pin", PIN)
         page.click("#oppanel [data-action=pause]")
         page.wait_for_function("document.getElementById('opmsg').textContent === 'pause: done'")
-        page.wait_for_selector("#paused:not([hidden])")          # the pushed state says so
+        page.wait_for_selector("#pausebanner:not([hidden])")     # the pushed state says so
         page.select_option("#opgame", "slapstick")
         page.click("#oppanel [data-action=change_game]")
         page.wait_for_function("document.getElementById('opmsg').textContent === 'change game: done'")
         page.click("#oppanel [data-action=resume]")
         page.wait_for_function("document.getElementById('opmsg').textContent === 'resume: done'")
-        page.wait_for_selector("#paused", state="hidden")
+        page.wait_for_selector("#pausebanner", state="hidden")
         assert calls(stage, "pause") == [{}] and calls(stage, "change_game") == [{"game": "slapstick"}]
         page.click("#opclose")
 

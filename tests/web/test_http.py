@@ -59,7 +59,7 @@ def test_the_camera_frame_and_its_overlay(table: HandTable, server) -> None:
         frame = sse.wait_for(lambda k, d: k == "frame")
     finally:
         sse.close()
-    assert frame["overlay"] == OVERLAY
+    assert frame["overlay"] == {**OVERLAY, "seq": 1}      # numbered: /frame.jpg?seq=1 serves this very frame
     status, body, headers = http("GET", server.url + "/frame.jpg")
     assert (status, body, headers["content-type"]) == (200, b"\xff\xd8fake-jpeg\xff\xd9", "image/jpeg")
     assert "no-store" in headers["cache-control"]

@@ -1,15 +1,16 @@
-// Tabletop Referee dashboard. Plain JS, no framework: one EventSource for pushed updates,
-// the camera <img> reloaded only when the server says a new frame exists (one load in flight).
+// Tabletop Referee dashboard. Plain JS, no framework: one EventSource for pushed updates. Every message
+// says what it is (type), where it stands (seq) and which game it belongs to (game_seq): a new game clears
+// the ruling area. Each camera frame is numbered and fetched by number, and its label is what vision read
+// on that very frame (its overlay), shown only once that frame is on screen.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const SLAP_KINDS = new Set(["wins_pile", "picks_up", "slap_again", "false_slap"]);
   const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const ui = {
-    state: null, rulings: [], lastSlap: null, mySeat: null, reactions: [], frameSeq: 0,
-    frameLoading: false, framePending: false, overlay: null, messages: 0,
+    state: null, gameSeq: null, rulings: [], mySeat: null, reactions: [], overlays: new Map(),
+    wantSeq: 0, loadingSeq: null, shownSeq: null, shown: null, messages: 0,
   };
-  window.referee = ui;   // for tests and curious operators
+  window.referee = ui;   // for tests, the bench and curious operators
 
   // ---- formatting ----------------------------------------------------------------------
   function el(tag, cls, text) {
@@ -42,35 +43,45 @@
     return p ? p.name : `Player ${seat + 1}`;
   }
   function rulingText(r) {
+    if (r.headline) return r.headline;
     if (r.say) return r.say;
     const who = r.seat !== null && r.seat !== undefined ? seatName(r.seat) + ": " : "";
     return who + r.kind.replace(/_/g, " ");
   }
 
   // ---- state -------------------------------------------------------------------------
+  function newGame(seq) {
+    // a new game: the last game's rulings, headline and timeline go (they belong to that game)
+    ui.gameSeq = seq;
+    ui.rulings = [];
+    const big = $("ruling");
+    big.className = "ruling-big idle";
+    big.textContent = "A new game begins…";
+    delete big.dataset.t;
+    delete big.dataset.kind;
+    renderRulings();
+  }
   function renderState(s) {
     if (!s) return;
     ui.state = s;
     $("title").textContent = s.title || "Tabletop Referee";
     const players = s.players || [];
     const turn = players.find((p) => p.turn);
-    $("turn").textContent = s.over ? (s.winner !== null && s.winner !== undefined ? `${seatName(s.winner)} wins!` : "game over")
-      : turn ? `Turn: ${turn.name}` : "";
-    const count = $("count");
-    if (s.call && !s.over) { count.hidden = false; count.textContent = `Count: ${s.call}`; } else count.hidden = true;
-    const paused = $("paused");
-    if (s.paused && s.paused.length) { paused.hidden = false; paused.textContent = `Paused: ${s.paused.join(", ")}`; }
-    else paused.hidden = true;
+    $("turn").textContent = s.over ? "game over" : turn ? `Turn: ${turn.name}` : "";
+    $("howto").textContent = s.howto || "";
+    const paused = s.paused || [];
+    $("pausebanner").hidden = !paused.length;
+    $("pausewhy").textContent = paused.includes("operator") ? "by the operator" : paused.join(", ");
     const opmsg = $("opmsg");                 // a PIN lockout shows on the operator panel while it lasts
     if (s.operator_lockout) { opmsg.className = "oprow err"; opmsg.textContent = s.operator_lockout; opmsg.dataset.lock = "1"; }
     else if (opmsg.dataset.lock) { opmsg.textContent = ""; delete opmsg.dataset.lock; }
-    const bits = [`pile ${s.pile ?? 0}`];
-    if (s.top) bits.push(`top ${cardHTML(s.top)}`);
-    if (s.target) bits.push(`target ${escapeHTML(s.target)}`);
+    renderOperatorPanel();
+    const bits = [`${s.pile ?? 0} in the pile`];
     if (s.round) bits.push(`round ${escapeHTML(s.round)}`);
     $("pileinfo").innerHTML = bits.join(" · ");
     const seats = $("seats");
     seats.textContent = "";
+    seats.dataset.n = players.length;
     for (const p of players) {
       const d = el("div", `seat ${p.status || ""}`);
       d.dataset.seat = p.seat;
@@ -79,23 +90,60 @@
       const name = el("div", "name", p.name);
       if (ui.mySeat === p.seat) name.appendChild(el("span", "you", "YOU"));
       d.appendChild(name);
-      const cards = el("div", "cards", String(p.cards));
+      const line = el("div", "line");
+      const cards = el("span", "cards", String(p.cards));
       cards.appendChild(el("small", null, p.cards === 1 ? " card" : " cards"));
-      d.appendChild(cards);
-      const extra = [p.status === "in" ? (p.turn ? "to play" : "playing") : (p.status || "").replace("_", " ")];
+      line.appendChild(cards);
+      const extra = [p.status === "in" ? "" : (p.status || "").replace("_", " ")];   // the turn: the blue frame
       if (p.scoring) extra.push(`${p.scoring} won`);
-      if (p.penalty) extra.push(`${p.penalty} penalty`);
-      d.appendChild(el("div", "status", extra.join(" · ")));
+      if (p.penalty) extra.push(`${p.penalty} pen.`);
+      line.appendChild(el("span", "status", extra.filter(Boolean).join(" · ")));
+      d.appendChild(line);
       seats.appendChild(d);
+    }
+    renderGameOver(s);
+  }
+  function standings(s) {
+    // best first: fewest penalty points (Slapstick), most faces won (All Faces), fewest cards (Irish Snap:
+    // getting rid of them wins), most cards (Slapjack: collecting them wins); the winner first, the loser last
+    const players = (s.players || []).slice();
+    const totals = Array.isArray(s.totals) ? s.totals : null;
+    const score = (p) => totals ? -(totals[p.seat] ?? 0) : /all-faces/.test(s.game) ? p.scoring
+      : /irish/.test(s.game) ? -p.cards : p.cards;
+    const rank = (p) => (p.seat === s.winner ? 1 : 0) - (p.seat === s.loser ? 1 : 0);
+    players.sort((a, b) => rank(b) - rank(a) || score(b) - score(a) || a.seat - b.seat);
+    return players.map((p) => {
+      const what = totals ? `${totals[p.seat] ?? 0} penalty points` : /all-faces/.test(s.game) ? `${p.scoring} faces won`
+        : `${p.cards} ${p.cards === 1 ? "card" : "cards"}`;
+      return { seat: p.seat, name: p.name, what };
+    });
+  }
+  function renderGameOver(s) {
+    const box = $("gameover");
+    if (!s.over) { box.hidden = true; return; }
+    box.hidden = false;
+    $("gowinner").textContent = s.winner !== null && s.winner !== undefined ? `${seatName(s.winner)} wins!`
+      : s.loser !== null && s.loser !== undefined ? `${seatName(s.loser)} loses` : "No winner";
+    const ol = $("standings");
+    ol.textContent = "";
+    for (const row of standings(s)) {
+      const li = el("li", row.seat === s.winner ? "won" : row.seat === s.loser ? "lost" : "", row.name);
+      li.dataset.seat = row.seat;
+      li.appendChild(el("span", null, row.what));
+      ol.appendChild(li);
     }
   }
 
-  // ---- rulings and timelines -----------------------------------------------------------
-  function addRuling(r, quiet) {
+  // ---- rulings and timelines: the ruling area is the last ruling's, and only its -----------
+  function addRuling(r, amended) {
+    if (amended) {
+      const i = ui.rulings.findIndex((x) => x.t_us === r.t_us && x.kind === r.kind);
+      if (i >= 0) { ui.rulings[i] = r; renderRulings(); return; }
+    }
     ui.rulings.push(r);
     if (ui.rulings.length > 30) ui.rulings.shift();
-    if (r.timeline) { ui.lastSlap = r; if (!quiet) noteReaction(r); }
-    if (!quiet) renderRulings();
+    if (r.timeline) noteReaction(r);
+    renderRulings();
   }
   function renderRulings() {
     const last = ui.rulings[ui.rulings.length - 1];
@@ -104,6 +152,7 @@
       big.className = `ruling-big k-${last.kind}`;
       big.textContent = rulingText(last);
       big.dataset.kind = last.kind;
+      big.dataset.t = last.t_us;
     }
     const list = $("recent");
     list.textContent = "";
@@ -112,25 +161,25 @@
       if (typeof r.margin_us === "number") li.appendChild(el("span", "m", `by ${fmtUs(r.margin_us)}`));
       list.appendChild(li);
     }
-    renderTimeline(ui.lastSlap);
+    renderTimeline(last);
   }
   function renderTimeline(r) {
     const box = $("timeline");
-    if (!r || !r.timeline) { box.hidden = true; return; }
+    if (!r || !r.timeline) { box.hidden = true; box.textContent = ""; delete box.dataset.t; return; }
     box.hidden = false;
     box.textContent = "";
     box.dataset.kind = r.kind;
+    box.dataset.t = r.t_us;
     const head = el("div", "head");
-    head.appendChild(el("span", null, `Slap timeline: first contact after the card (${r.kind.replace(/_/g, " ")})`));
+    head.appendChild(el("span", null, "Slaps after the card"));
     const times = r.timeline.map((x) => x.us).sort((a, b) => a - b);
-    let margin = typeof r.margin_us === "number" ? r.margin_us : (times.length > 1 ? times[1] - times[0] : null);
+    const margin = typeof r.margin_us === "number" ? r.margin_us : (times.length > 1 ? times[1] - times[0] : null);
     head.appendChild(el("span", "margin", margin === null ? "no runner-up" : `margin ${fmtUs(margin)}`));
     box.appendChild(head);
     const bySeat = new Map(r.timeline.map((x) => [x.seat, x.us]));
     const n = ui.state && ui.state.players ? ui.state.players.length : 0;
     const seats = [...r.timeline.map((x) => x.seat)];
     for (let s = 0; s < n; s++) if (!bySeat.has(s)) seats.push(s);
-    const first = times.length ? times[0] : 0;
     const span = Math.max(1, ...times) * 1.08;
     for (const seat of seats) {
       const row = el("div", "trow");
@@ -140,58 +189,58 @@
       row.appendChild(el("span", "who", seatName(seat)));
       const track = el("span", "track");
       const t = el("span", "t");
-      const behind = el("span", "b");
       if (bySeat.has(seat)) {
         const us = bySeat.get(seat);
         const dot = el("span", "dot");
         dot.style.left = `${Math.max(0, Math.min(100, (us / span) * 100))}%`;
         track.appendChild(dot);
         t.textContent = `+${fmtUs(us)}`;
-        behind.textContent = us === first ? "first" : `+${fmtUs(us - first)}`;
       } else {
         row.classList.add("none");
         t.textContent = "no slap";
       }
       row.appendChild(track);
       row.appendChild(t);
-      row.appendChild(behind);
       box.appendChild(row);
     }
   }
 
-  // ---- camera ----------------------------------------------------------------------------
+  // ---- camera: frame N is fetched by number and labelled with what vision read on frame N ----
+  function wantFrame(seq) {
+    ui.wantSeq = Math.max(ui.wantSeq, seq);
+    if (ui.loadingSeq === null) loadFrame();
+  }
   function loadFrame() {
-    if (ui.frameLoading) { ui.framePending = true; return; }
-    ui.frameLoading = true;
-    ui.framePending = false;
-    $("frame").src = `/frame.jpg?n=${++ui.frameSeq}`;
+    if (ui.wantSeq === ui.shownSeq) return;
+    ui.loadingSeq = ui.wantSeq;
+    $("frame").src = `/frame.jpg?seq=${ui.loadingSeq}`;
   }
   function frameDone(ok) {
-    ui.frameLoading = false;
-    if (ok) { $("nocam").hidden = true; drawOverlay(); }
-    if (ui.framePending) loadFrame();
+    const seq = ui.loadingSeq;
+    ui.loadingSeq = null;
+    if (ok) { ui.shownSeq = seq; $("nocam").hidden = true; drawOverlay(ui.overlays.get(seq) || null); }
+    for (const k of ui.overlays.keys()) if (k < (ui.shownSeq || 0) - 20) ui.overlays.delete(k);
+    if (ui.wantSeq > seq) loadFrame();       // a newer frame was announced meanwhile
   }
-  function drawOverlay() {
+  function drawOverlay(o) {
     const img = $("frame"), svg = $("overlay"), name = $("cardname");
-    const o = ui.overlay;
+    ui.shown = o;
     svg.textContent = "";
     const w = (o && o.width) || img.naturalWidth, h = (o && o.height) || img.naturalHeight;
-    if (!w || !h) return;
-    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    if (w && h) svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    name.dataset.seq = o ? o.seq : "";
+    name.dataset.card = o && o.card ? o.card : "";
+    if (o && o.reading) { name.hidden = false; name.className = "reading"; name.textContent = "reading…"; return; }
+    if (o && o.unreadable) { name.hidden = false; name.className = "unreadable"; name.textContent = "can't read it"; return; }
     if (!o || !o.card) { name.hidden = true; return; }
     const ns = "http://www.w3.org/2000/svg";
-    const scale = (p) => (p[0] <= 1 && p[1] <= 1 && !(o.width) ? [p[0] * w, p[1] * h] : p);  // normalised or pixels
-    if (Array.isArray(o.quad) && o.quad.length >= 3) {
+    if (Array.isArray(o.quad) && o.quad.length >= 3 && w && h) {
       const poly = document.createElementNS(ns, "polygon");
-      poly.setAttribute("points", o.quad.map((p) => scale(p).join(",")).join(" "));
+      poly.setAttribute("points", o.quad.map((p) => p.join(",")).join(" "));
       svg.appendChild(poly);
-    } else if (Array.isArray(o.center)) {
-      const c = document.createElementNS(ns, "circle");
-      const [cx, cy] = scale(o.center);
-      c.setAttribute("cx", cx); c.setAttribute("cy", cy); c.setAttribute("r", Math.max(6, w / 60));
-      svg.appendChild(c);
     }
     name.hidden = false;
+    name.className = "";
     name.innerHTML = cardHTML(o.card) + (typeof o.confidence === "number"
       ? `<span class="conf">${Math.round(o.confidence * 100)}%</span>` : "");
   }
@@ -199,16 +248,17 @@
   // ---- pushed updates -------------------------------------------------------------------
   function onMessage(m) {
     ui.messages++;
+    if (typeof m.game_seq === "number" && m.game_seq !== ui.gameSeq && m.type !== "frame") newGame(m.game_seq);
     if (m.type === "state") {
-      if (m.recent) { ui.rulings = []; for (const r of m.recent) addRuling(r, true); }
+      if (m.recent) ui.rulings = m.recent.slice(-30);
       renderState(m.state);
       renderRulings();
     } else if (m.type === "ruling") {
       if (m.state) renderState(m.state);
-      addRuling(m.ruling, false);
-    } else if (m.type === "frame") {
-      ui.overlay = m.overlay || null;
-      loadFrame();
+      addRuling(m.ruling, m.amended);
+    } else if (m.type === "frame" && m.overlay && typeof m.overlay.seq === "number") {
+      ui.overlays.set(m.overlay.seq, m.overlay);
+      wantFrame(m.overlay.seq);
     }
     if (m.state && m.state.highscores) renderScores(m.state.highscores);
   }
@@ -284,6 +334,12 @@
   }
 
   // ---- operator ---------------------------------------------------------------------------
+  function renderOperatorPanel() {
+    // without a configured PIN every operator action is refused: say so instead of "wrong PIN"
+    const off = !!ui.state && ui.state.operator === false;
+    $("opoff").hidden = !off;
+    $("opforms").hidden = off;
+  }
   async function operate(action) {
     const params = {};
     if (action === "change_game") params.game = $("opgame").value;
@@ -302,7 +358,11 @@
   $("slapbtn").addEventListener("pointerdown", (e) => { e.preventDefault(); act("slap"); });
   $("pressbtn").addEventListener("pointerdown", (e) => { e.preventDefault(); act("press"); });
   $("camera").addEventListener("pointerdown", () => { if (ui.mySeat !== null) act("slap"); });
-  $("opbtn").addEventListener("click", () => { $("oppanel").hidden = false; $("pin").focus(); });
+  $("opbtn").addEventListener("click", () => {
+    renderOperatorPanel();
+    $("oppanel").hidden = false;
+    if (!$("opforms").hidden) $("pin").focus();
+  });
   $("opclose").addEventListener("click", () => { $("oppanel").hidden = true; $("pin").value = ""; });
   for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "⌫"]) {   // touch screens have no keyboard
     const b = el("button", null, key);
