@@ -58,7 +58,10 @@ class Picamera2Source(CameraSource):
     stamped with SensorTimestamp (the first row's readout: its exposure began
     1000 * ExposureTime ns earlier, picamera2's timestamp_capture.py); the other stream of the newest frames stays
     available (`last_main`, `main_at(t_ns)`, `last_lores`), and the newest
-    frame's metadata (`last_metadata`: exposure, gain, lens). A capture waits at
+    frame's metadata (`last_metadata`: exposure, gain, lens). `want_main`, set by
+    the consumer, says which frames need main (a landing being read): copying
+    a full-resolution frame thirty times a second costs a Pi core for nothing
+    while the pile lies still; None keeps every frame's. A capture waits at
     most `timeout_s` (raising CameraStalled), and any failure closes the camera
     so the next Picamera2 can acquire it.
     """
@@ -78,6 +81,7 @@ class Picamera2Source(CameraSource):
         self.last_main: np.ndarray | None = None
         self.last_lores: np.ndarray | None = None
         self.last_metadata: dict[str, Any] = {}
+        self.want_main: Callable[[], bool] | None = None
         self._mains: deque[tuple[int, np.ndarray]] = deque(maxlen=max(1, keep_main))
         self._started = False
         self._closed = False
@@ -160,14 +164,16 @@ class Picamera2Source(CameraSource):
                     metadata = request.get_metadata()
                     t_ns = int(metadata["SensorTimestamp"])
                     yuv = request.make_array("lores") if self.lores_size is not None else None
-                    main = request.make_array("main")
+                    keep = self.stream == "main" or self.want_main is None or self.want_main()
+                    main = request.make_array("main") if keep else None
                 finally:
                     request.release()
                 self.last_metadata = metadata
                 if not self._capped:
                     self._cap_exposure(metadata)
-                self.last_main = main
-                self._mains.append((t_ns, main))
+                if main is not None:
+                    self.last_main = main
+                    self._mains.append((t_ns, main))
                 if yuv is not None:
                     w = self.lores_size[0]  # type: ignore[index]
                     bgr = cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420) if yuv.ndim == 2 else yuv

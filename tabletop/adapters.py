@@ -6,7 +6,6 @@ translate, and turn device trouble into notices instead of exceptions.
 """
 from __future__ import annotations
 
-import inspect
 import queue
 import threading
 import time
@@ -73,7 +72,7 @@ class CameraEventSource:
         self.name = name
         self.on_frame = on_frame          # every frame with its capture stamp (evidence, dashboard)
         self.pipeline = pipeline
-        self._takes_full = _takes_full_frames(pipeline)
+        self._reads_landings = hasattr(pipeline, "pending_since")   # a landing reader: reads `full` too
         self._open = open_camera
         self._frozen_ns = int(frozen_after_s * 1e9)
         self._clock = clock
@@ -97,6 +96,8 @@ class CameraEventSource:
             camera = None
             try:
                 camera = self._open()
+                if self._reads_landings and hasattr(camera, "want_main"):
+                    camera.want_main = self._landing_pending   # full frames only while a landing is read
                 with self._state:
                     self._camera = camera
                     self._last_frame = self._clock()  # opening is not freezing
@@ -133,13 +134,16 @@ class CameraEventSource:
             except Exception:
                 pass              # a broken camera may fail to close; the next open tells
 
+    def _landing_pending(self) -> bool:
+        return self.pipeline.pending_since is not None
+
     def _read(self, camera: Any, frame: Any, t_ns: int) -> list[Event]:
-        """The pipeline's events for this frame, given the camera's full-resolution frame when it keeps one."""
-        main_at = getattr(camera, "main_at", None) if self._takes_full else None
-        full = main_at(t_ns) if main_at is not None else None
-        if full is None:
+        """The pipeline's events for this frame; a landing reader also gets the camera's full-resolution frame
+        of the same instant when the camera kept one."""
+        if not self._reads_landings:
             return list(self.pipeline.feed(frame, t_ns))
-        return list(self.pipeline.feed(frame, t_ns, full))
+        main_at = getattr(camera, "main_at", None)
+        return list(self.pipeline.feed(frame, t_ns, main_at(t_ns) if main_at is not None else None))
 
     def _vouch(self, t_ns: int) -> None:
         """Every card still to come happened after this frame, or after the landing being read now."""
@@ -200,16 +204,6 @@ class CameraEventSource:
 
     def __repr__(self) -> str:
         return f"<CameraEventSource {'lost' if self._lost else 'ok'} frames={self.frames} reopens={self.reopens}>"
-
-
-def _takes_full_frames(pipeline: Any) -> bool:
-    """Whether `pipeline.feed` reads a third argument, the camera's full-resolution frame."""
-    try:
-        params = inspect.signature(pipeline.feed).parameters.values()
-    except (TypeError, ValueError, AttributeError):
-        return False
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 3 or any(
-        p.kind is p.VAR_POSITIONAL for p in params)
 
 
 class LightsObserver:

@@ -70,6 +70,21 @@ def test_frames_carry_sensor_timestamps_at_the_frame_rate(fakeos: Any) -> None:
     assert frames[-1][0].mean() > 20                                    # a picture, not a blank buffer
 
 
+def test_main_is_copied_only_for_the_frames_the_consumer_wants(fakeos: Any) -> None:
+    start_world(fakeos, {"cards": [{"t_us": 0, "card": "JH", "x": 0.5, "y": 0.5, "angle": 5}]})
+    wanted: list[bool] = []
+    with Picamera2Source(**SMALL, max_exposure_us=None) as src:
+        src.want_main = lambda: len(wanted) >= 3          # a landing starts being read at the fourth frame
+        stamps = []
+        for _frame, t in src:
+            assert (src.main_at(t) is not None) == (len(wanted) >= 3)
+            wanted.append(True)
+            stamps.append(t)
+            if len(stamps) == 6:
+                break
+    assert [src.main_at(t) is not None for t in stamps] == [False] * 3 + [True] * 3
+
+
 def test_fps_and_profile_controls_reach_the_camera(fakeos: Any) -> None:
     w = start_world(fakeos)
     controls = {"AeEnable": False, "ExposureTime": 6000, "AnalogueGain": 3.0, "AfMode": 0, "LensPosition": 1.8,
