@@ -17,7 +17,7 @@ EXIT_INTERNAL = 70
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help="replay a scenario file and print the rulings as JSON",
-                       description="Replay a scenario (see SCENARIOS.md). Exit 2 with one line on a malformed file.")
+                       description="Replay a scenario (format: docs/scenarios.md). Exit 2 with one line on a malformed file.")
     p.add_argument("file", nargs="?", help="scenario JSON file")
     p.add_argument("--check", action="store_true", help="also compare with the file's 'expect' (exit 1 on a difference)")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")

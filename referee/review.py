@@ -14,7 +14,7 @@ from .events import MS, CardSeen, Flinch, Play, Press, Slap
 from .journal import EventRecord, GameRecord, Journal, RulingRecord, UnknownRecord
 from .rulings import seat_name
 
-# One line per ruling kind, after RULES.md ("Timing: first, last, wrong" and each game's section).
+# One line per ruling kind, after docs/rules.md (timing: first, last, wrong; and each game's section).
 RULE_LINES: dict[str, str] = {
     "wins_pile": "First = smallest pad timestamp; the first slap on a trigger takes the pile "
                  "(dead heat below tie_us: tie policy).",
@@ -30,7 +30,7 @@ RULE_LINES: dict[str, str] = {
     "target": "slapjack-all-faces: the target rank moves on (Jack, Queen, King).",
     "reverse": "irish-snap-plus reverse_on: play reverses direction.",
     "round_end": "The round is over; cards are counted.",
-    "game_over": "The game's end condition (RULES.md, End) was met.",
+    "game_over": "The game's end condition (docs/rules.md, the end of each game) was met.",
     "ignored": "Logged, no effect (empty pile, duplicate, late, not playing).",
     "check_table": "An event the table state cannot accept: the operator checks the table.",
 }

@@ -1,4 +1,4 @@
-"""Scenario files (../shared/SCENARIOS.md): load, validate, replay, check `expect`.
+"""Scenario files (docs/scenarios.md): load, validate, replay, check `expect`.
 
 The format is declared once, as data, in `scenario_format` (each key with one
 check), and every file goes through that one layer before the rules see it.
@@ -123,7 +123,7 @@ def _event(item: Any, top: Mapping[str, Any]) -> Event:
 
 
 def replay(scenario: Scenario, *, holdback_ns: int | None = None) -> dict[str, Any]:
-    """Feed the scenario's events in arrival order; return the SCENARIOS.md output object."""
+    """Feed the scenario's events in arrival order; return the output object of docs/scenarios.md."""
     try:
         session = Session.create(scenario.game, scenario.players, hands=scenario.hands, seed=scenario.seed,
                                  dealer=scenario.dealer, options=scenario.options, names=scenario.names,

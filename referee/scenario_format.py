@@ -1,4 +1,4 @@
-"""The scenario format (../shared/SCENARIOS.md), declared once: every key with the one check its value passes.
+"""The scenario format (docs/scenarios.md), declared once: every key with the one check its value passes.
 
 `TOP_KEYS`, `EVENT_KEYS` and `EXPECT_KEYS` list each key in order with its
 check (later checks read earlier values: seats need `players`) and its default.
