@@ -63,7 +63,7 @@ def headline(kind: str, seat: int | None, fields: Mapping[str, Any], names: list
     who = seat_name(seat, names)
     n = fields.get("cards")
     if kind == "wins_pile":
-        return f"First slap: {who} wins the pile ({cards_word(n)}){_margin(fields)}"
+        return f"First slap: {who} wins {cards_word(n)}{_margin(fields)}"
     if kind == "picks_up":
         reason = PICKUP_REASONS.get(str(fields.get("reason")), "")
         what = f"{who} picks up {cards_word(n)}" if n is not None else f"{who} picks up"

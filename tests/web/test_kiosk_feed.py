@@ -96,7 +96,7 @@ def test_a_pick_up_headline_names_its_reason_before_the_consequence(reason: str)
 
 def test_headlines_and_how_to_play_lines() -> None:
     assert headline("false_slap", 0, {}) == "False slap by Player 1: nothing to slap on"
-    assert headline("wins_pile", 1, {"cards": 5, "margin_us": 2620}) == "First slap: Player 2 wins the pile (5 cards), by 2.6 ms"
+    assert headline("wins_pile", 1, {"cards": 5, "margin_us": 2620}) == "First slap: Player 2 wins 5 cards, by 2.6 ms"
     assert headline("game_over", None, {"winner": None, "loser": 2}).endswith("Player 3 is left with cards and loses")
     assert headline("target", None, {"rank": "Q"}, say="All the Jacks are won: now slap Queens!") == \
         "All the Jacks are won: now slap Queens!"

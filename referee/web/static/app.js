@@ -9,6 +9,7 @@
   const ui = {
     state: null, gameSeq: null, rulings: [], mySeat: null, reactions: [], overlays: new Map(),
     wantSeq: 0, loadingSeq: null, shownSeq: null, shown: null, messages: 0,
+    named: {},        // landed_t_us -> {card, at: Date.now()} when that landing's name first showed (the bench)
   };
   window.referee = ui;   // for tests, the bench and curious operators
 
@@ -157,9 +158,7 @@
     const list = $("recent");
     list.textContent = "";
     for (const r of ui.rulings.slice(-9, -1).reverse()) {
-      const li = el("li", `k-${r.kind}`, rulingText(r));
-      if (typeof r.margin_us === "number") li.appendChild(el("span", "m", `by ${fmtUs(r.margin_us)}`));
-      list.appendChild(li);
+      list.appendChild(el("li", `k-${r.kind}`, rulingText(r)));     // a headline names its own margin
     }
     renderTimeline(last);
   }
@@ -241,6 +240,11 @@
     }
     name.hidden = false;
     name.className = "";
+    if (o.landed_t_us !== undefined && !ui.named[o.landed_t_us]) {
+      ui.named[o.landed_t_us] = { card: o.card, at: Date.now() };
+      const keys = Object.keys(ui.named);
+      if (keys.length > 400) delete ui.named[keys[0]];
+    }
     name.innerHTML = cardHTML(o.card) + (typeof o.confidence === "number"
       ? `<span class="conf">${Math.round(o.confidence * 100)}%</span>` : "");
   }
