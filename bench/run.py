@@ -157,46 +157,43 @@ def libraries() -> str:
     return f", OpenCV {cv2.__version__}, numpy {numpy.__version__}"
 
 
+PARTS = ["rules", "pads", "mpr121", "table", "landing", "runtime", "vision", "calibration", "demo", "kiosk", "fuzz",
+         "screens"]
+
+
+def part(name: str, repeats: int, games: int) -> list[str]:
+    """The markdown of one part: the rules here, the others from their bench/bench_<part>.py."""
+    if name == "rules":
+        return bench_rules(repeats, games)
+    if name == "screens":
+        return screenshots()
+    return optional(f"bench_{name}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
-    parser.add_argument("--only", choices=["rules", "pads", "mpr121", "table", "landing", "runtime", "vision", "calibration",
-                                            "demo", "fuzz", "screens"],
-                        help="run one part")
+    parser.add_argument("--only", choices=PARTS, help="run one part")
     parser.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
     args = parser.parse_args()
     repeats, games = (3, 3) if args.quick else (7, 10)
-    parts: list[str] = []
-    if args.only in (None, "rules"):
-        parts += bench_rules(repeats, games)
-    if args.only in (None, "pads"):
-        parts += optional("bench_pads")
-    if args.only in (None, "pads", "mpr121"):
-        parts += optional("bench_mpr121")
-    if args.only in (None, "table"):
-        parts += optional("bench_table")
-    if args.only in (None, "landing"):
-        parts += optional("bench_landing")
-    if args.only in (None, "runtime"):
-        parts += optional("bench_runtime")
-    if args.only in (None, "vision"):
-        parts += optional("bench_vision")
-    if args.only in (None, "calibration"):
-        parts += optional("bench_calibration")
-    if args.only in (None, "demo"):
-        parts += optional("bench_demo")
-    if args.only in (None, "fuzz"):
-        parts += optional("bench_fuzz")
-    if args.only in (None, "screens"):
-        parts += screenshots()
     command = "make bench" + (f" ARGS='{' '.join(sys.argv[1:])}'" if sys.argv[1:] else "")
     header = ["# Benchmark results", "",
               f"Command: `{command}` (runs `python bench/run.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}`)",
               f"Machine: {machine()}",
               f"Date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
               "This machine is shared and noisy: read the ratios against the in-process baselines.", ""]
-    text = "\n".join(header + parts) + "\n"
-    Path(args.out).write_text(text)
+    todo = [args.only] if args.only else PARTS
+    parts: list[str] = []
+    took: list[str] = []
+    for done, name in enumerate(todo):
+        started = time.perf_counter()
+        parts += part(name, repeats, games)
+        took.append(f"{name} {time.perf_counter() - started:.0f} s")
+        left = todo[done + 1:]
+        status = [f"Still running: {', '.join(left)}.", ""] if left else [f"Time per part: {', '.join(took)}.", ""]
+        text = "\n".join(header + status + parts) + "\n"
+        Path(args.out).write_text(text)          # after every part: a bench cut short keeps what it measured
     print(text)
     return 0
 
