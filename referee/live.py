@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from .live_words import headline, how_to_play
 from .rules import GAMES
+from .rules.base import Game
 from .rulings import Ruling
 from .runtime import TableRuntime
 
@@ -176,6 +177,7 @@ class TableFeed:
             "over": game.over, "winner": game.winner, "loser": game.loser,
             "paused": sorted(runtime.paused),
             "operator": bool(self.operator_pin), "game_seq": self.game_seq,
+            "presses": type(game).on_press is not Game.on_press,        # a press means something in this game
         }
         if game.calls:
             state["call"] = game.calls[-1][2]

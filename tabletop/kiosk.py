@@ -60,12 +60,13 @@ class Kiosk:
 
     def join(self, seat: int | None = None, name: str | None = None) -> dict[str, Any]:
         with self._lock:
-            players = self.table.runtime.game.n
+            game = self.table.runtime.game
+            players = game.n
             free = [s for s in range(players) if s not in self.visitors]
             if seat is None:
                 if not free:
                     raise LookupError("every seat already has a visitor")
-                seat = free[0]
+                seat = next((s for s in free if self._playing(game, s)), free[0])
             if not 0 <= int(seat) < players:
                 raise ValueError(f"no seat {int(seat) + 1} at this table: seats 1 to {players}")
             seat = int(seat)
@@ -73,6 +74,14 @@ class Kiosk:
             self.bots.visitors.add(seat)
             self.extra["visitors"] = sorted(self.visitors)
         return {"seat": seat}
+
+    @staticmethod
+    def _playing(game: Any, seat: int) -> bool:
+        """A seat still in the game with cards to play: a visitor seated there has slaps that count."""
+        hands, status = getattr(game, "hands", None), getattr(game, "status", None)
+        if hands is None or status is None:
+            return True
+        return bool(hands[seat]) and status[seat] == "in"
 
     def slap(self, seat: int) -> dict[str, Any]:
         visitor = self._visitor(seat)

@@ -39,10 +39,13 @@ def browser() -> Iterator[Any]:
 def page(browser: Any) -> Iterator[Any]:
     page = browser.new_page(viewport={"width": 800, "height": 480})
     page.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
         yield page
     finally:
         page.close()
+    assert not errors, errors                                   # the page's script never failed
 
 
 def open_page(page: Any, stage: StageTable) -> WebServer:
@@ -199,5 +202,23 @@ def test_the_operator_form_names_seats_from_one(page: Any) -> None:
         page.click("#oppanel [data-action=set_hand]")
         page.wait_for_function("document.getElementById('opmsg').textContent.includes('seat')")
         assert "no seat 9 at this table: seats 1 to 4" in page.inner_text("#opmsg")
+    finally:
+        server.stop()
+
+
+def test_a_visitor_sees_their_own_slap_judged_and_no_press_button_where_presses_mean_nothing(page: Any) -> None:
+    from .helpers import HandTable
+    table = HandTable()
+    server = serve(table.feed, port=0, state_watch_s=0.05).start()
+    try:
+        page.goto(server.url + "/")
+        page.wait_for_function("document.getElementById('conn').textContent === 'live'")
+        page.keyboard.press("j")                                # seated at seat 1 (index 0)
+        page.wait_for_selector("#play:not([hidden])")
+        assert page.is_hidden("#pressbtn")                      # Irish Snap has no presses
+        table.snap_round()                                      # index 0 slapped second of three: safe
+        page.wait_for_function("document.getElementById('reactions').textContent.includes('safe')")
+        assert page.inner_text("#reactions") == "safe in 240.5 ms"
+        assert_legible(page, ["#reactions"])
     finally:
         server.stop()

@@ -153,3 +153,18 @@ def test_a_stage_table_starts_its_next_game_with_no_rulings() -> None:
     assert not stage.feed.recent and stage.feed.game_seq == 1 and stage.feed.snapshot()["pile"] == 0
     with serve(stage.feed, port=0):
         pass
+
+
+def test_a_visitor_is_seated_where_a_player_still_has_cards() -> None:
+    from tabletop.kiosk import Kiosk
+    game = SimpleNamespace(n=3, game_id="irish-snap", hands=[[], ["5C"], ["2D"]], status=["finished", "in", "in"])
+    table = SimpleNamespace(bots=SimpleNamespace(visitors=set()), runtime=SimpleNamespace(game=game))
+    kiosk = Kiosk(table, None)
+    assert kiosk.join()["seat"] == 1 and kiosk.join()["seat"] == 2
+    with pytest.raises(ValueError, match="no seat 4 at this table: seats 1 to 3"):
+        kiosk.join(3)
+
+
+def test_the_state_says_whether_a_press_means_anything() -> None:
+    assert HandTable().feed.snapshot()["presses"] is False
+    assert StageTable("slapstick", 3, seed=1).feed.snapshot()["presses"] is True

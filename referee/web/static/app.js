@@ -77,6 +77,7 @@
     if (s.operator_lockout) { opmsg.className = "oprow err"; opmsg.textContent = s.operator_lockout; opmsg.dataset.lock = "1"; }
     else if (opmsg.dataset.lock) { opmsg.textContent = ""; delete opmsg.dataset.lock; }
     renderOperatorPanel();
+    $("pressbtn").hidden = !s.presses;        // only where a press means something (Slapstick's chicken)
     const bits = [`${s.pile ?? 0} in the pile`];
     if (s.round) bits.push(`round ${escapeHTML(s.round)}`);
     $("pileinfo").innerHTML = bits.join(" · ");
@@ -143,7 +144,7 @@
     }
     ui.rulings.push(r);
     if (ui.rulings.length > 30) ui.rulings.shift();
-    if (r.timeline) noteReaction(r);
+    noteReaction(r);
     renderRulings();
   }
   function renderRulings() {
@@ -290,26 +291,42 @@
     ui.mySeat = typeof r.data.seat === "number" ? r.data.seat : null;
     $("joinbtn").hidden = true;
     $("play").hidden = false;
-    $("reactions").textContent = ui.mySeat === null ? "joined" : `You are ${seatName(ui.mySeat)}: slap on the trigger!`;
+    $("reactions").textContent = ui.mySeat === null ? "joined" : `You are ${seatName(ui.mySeat)}: watch the line above!`;
     renderState(ui.state);
   }
   function act(kind) {
     if (ui.mySeat === null) { join(); return; }
     post(`/api/${kind}`, { seat: ui.mySeat });
   }
+  function verdict(r) {
+    // what a ruling means for the visitor's own seat (null: nothing to say to them)
+    const me = ui.mySeat;
+    if (me === null) return null;
+    if (r.kind === "false_slap" && r.seat === me) return { cls: "lost", text: "false slap!" };
+    if (!r.timeline) return null;
+    const mine = r.timeline.find((x) => x.seat === me);
+    const first = r.timeline.length ? Math.min(...r.timeline.map((x) => x.us)) : 0;
+    if (r.kind === "wins_pile") {
+      if (r.seat === me) return { cls: "beat", text: `WON in ${fmtUs(mine ? mine.us : first)}` };
+      return mine ? { cls: "lost", text: `too slow by ${fmtUs(mine.us - first)}` } : { cls: "lost", text: "missed it" };
+    }
+    if (r.kind === "picks_up") {
+      if (r.seat === me) return { cls: "lost", text: mine ? `last, at ${fmtUs(mine.us)}` : "no slap: you pick up" };
+      return mine ? { cls: "beat", text: `safe in ${fmtUs(mine.us)}` } : null;
+    }
+    return null;
+  }
   function noteReaction(r) {
-    if (ui.mySeat === null) return;
-    const mine = r.timeline.find((x) => x.seat === ui.mySeat);
-    const bots = r.timeline.filter((x) => x.seat !== ui.mySeat).map((x) => x.us);
-    if (!mine && !bots.length) return;
-    ui.reactions.unshift({ you: mine ? mine.us : null, bot: bots.length ? Math.min(...bots) : null });
-    ui.reactions.length = Math.min(ui.reactions.length, 6);
-    const parts = ui.reactions.map((x) => {
-      const you = x.you === null ? "missed" : fmtUs(x.you);
-      const beat = x.you !== null && (x.bot === null || x.you < x.bot);
-      return `<span class="${beat ? "beat" : "lost"}"><b>${you}</b>${x.bot !== null ? " vs bot " + fmtUs(x.bot) : ""}</span>`;
+    const v = verdict(r);
+    if (!v) return;
+    ui.reactions.unshift(v);
+    ui.reactions.length = Math.min(ui.reactions.length, 3);
+    const box = $("reactions");
+    box.textContent = "";
+    ui.reactions.forEach((x, i) => {
+      if (i) box.appendChild(document.createTextNode(" · "));
+      box.appendChild(el("span", x.cls, x.text));
     });
-    $("reactions").innerHTML = "You: " + parts.join(" · ");
     refreshScores();
   }
   function scoreMs(x) {
