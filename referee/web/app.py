@@ -127,6 +127,10 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None,
     async def page(_: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers=NO_STORE)
 
+    async def favicon(_: Request) -> Response:
+        """No icon: said plainly (204), so a browser's automatic request is no 404 in anyone's log."""
+        return Response(status_code=204, headers={"Cache-Control": "max-age=86400"})
+
     async def review_page(_: Request) -> Response:
         return FileResponse(STATIC / "review.html", headers=NO_STORE)
 
@@ -216,6 +220,7 @@ def create_app(feed: TableFeed, *, journal_path: str | None = None,
     routes = [
         Route("/", page),
         Route("/review", review_page),
+        Route("/favicon.ico", favicon),
         Route("/api/state", state),
         Route("/api/events", events),
         Route("/frame.jpg", frame),

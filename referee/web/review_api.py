@@ -34,6 +34,12 @@ def _number(text: str) -> int | None:
     return value if 0 < value <= MAX_ID else None
 
 
+def _title(game_id: str) -> str:
+    """A game's name as people read it ("Irish Snap"), its id if it is not known here."""
+    from ..rules import GAMES
+    return GAMES[game_id].title if game_id in GAMES else game_id
+
+
 def _open(path: str) -> Journal:
     return Journal(path, create=False, check="header")
 
@@ -43,11 +49,12 @@ def list_games(path: str) -> list[dict[str, Any]]:
     rows = []
     with _open(path) as journal:
         for g in journal.games():
-            events, rulings = journal.counts(g.id)
+            events, _ = journal.counts(g.id)
+            rulings = sum(1 for rec in journal.rulings(g.id) if rec.ruling.kind != "ignored")   # as the detail counts
             result = g.result or {}
             winner = result.get("winner")
-            rows.append({"game": g.id, "started_at": g.started_at, "game_id": g.game_id, "players": g.players,
-                         "events": events, "rulings": rulings, "ended": g.ended, "winner": winner,
+            rows.append({"game": g.id, "started_at": g.started_at, "game_id": g.game_id, "title": _title(g.game_id),
+                         "players": g.players, "events": events, "rulings": rulings, "ended": g.ended, "winner": winner,
                          "winner_name": seat_name(winner, g.names) if winner is not None else None})
     return rows[::-1]
 
@@ -60,7 +67,7 @@ def list_rulings(path: str, game_no: int) -> dict[str, Any]:
         origin = min((e.event.t_ns for e in events), default=0)
         rows = [ruling_row(rec, origin, game.names) for rec in journal.rulings(game_no)
                 if rec.ruling.kind != "ignored"]
-    return {"game": {"game": game.id, "game_id": game.game_id, "players": game.players,
+    return {"game": {"game": game.id, "game_id": game.game_id, "title": _title(game.game_id), "players": game.players,
                      "started_at": game.started_at, "ended": game.ended},
             "rulings": rows}
 

@@ -99,7 +99,7 @@ def test_review_page_lists_disputes_and_opens_an_evidence_sheet(browser: Any, tm
     try:
         page.goto(server.url + "/review")
         page.wait_for_selector("#disputes tr[data-ruling]")
-        assert "Game 1: slapjack" in page.inner_text("#games")
+        assert "Game 1: Slapjack" in page.inner_text("#games")          # the game as people name it
         page.click("#disputes tr[data-ruling] a.sheetlink")
         page.wait_for_function("document.getElementById('sheet').complete && "
                                "document.getElementById('sheet').naturalWidth > 0")

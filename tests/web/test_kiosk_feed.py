@@ -168,3 +168,24 @@ def test_a_visitor_is_seated_where_a_player_still_has_cards() -> None:
 def test_the_state_says_whether_a_press_means_anything() -> None:
     assert HandTable().feed.snapshot()["presses"] is False
     assert StageTable("slapstick", 3, seed=1).feed.snapshot()["presses"] is True
+
+
+def test_the_review_counts_rulings_alike_names_games_and_favicon_is_no_404(tmp_path: Any) -> None:
+    from referee.events import Slap
+    from referee.journal import Journal
+    journal = Journal(tmp_path / "journal.db")
+    table = HandTable(journal)
+    table.snap_round()
+    table.step(Slap(0, BASE + 4000 * 1_000_000), BASE + 4000 * 1_000_000)     # a slap on an empty pile...
+    table.step(None, BASE + 6000 * 1_000_000)                                 # ...journaled as 'ignored'
+    assert [r.ruling.kind for r in journal.rulings(1)] == ["picks_up", "ignored"]
+    srv = serve(table.feed, port=0, journal_path=str(tmp_path / "journal.db")).start()
+    try:
+        (listed,) = http("GET", srv.url + "/api/review/games")[1]["games"]
+        detail = http("GET", srv.url + "/api/review/games/1")[1]
+        assert listed["rulings"] == len(detail["rulings"]) and listed["title"] == detail["game"]["title"] == "Irish Snap"
+        status, _, headers = http("GET", srv.url + "/favicon.ico")
+        assert status == 204 and "max-age" in headers["cache-control"]
+    finally:
+        srv.stop()
+        journal.close()

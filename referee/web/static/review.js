@@ -37,11 +37,13 @@
     if (!data.journal) { box.appendChild(el("div", "dim", data.error || "No journal at this table: nothing to review.")); return; }
     if (!data.games.length) { box.appendChild(el("div", "dim", "No games in the journal yet.")); return; }
     for (const g of data.games) {
-      const b = el("button", "game", `Game ${g.game}: ${g.game_id}`);
+      const b = el("button", "game", `Game ${g.game}: ${g.title || g.game_id}`);
       b.type = "button";
       b.dataset.game = g.game;
       const result = g.ended ? (g.winner_name ? `${g.winner_name} won` : "ended") : "in play";
-      b.appendChild(el("small", null, `${g.players} players · ${g.rulings} rulings · ${result} · ${g.started_at}`));
+      const info = el("small", null, `${g.players} players · ${g.rulings} rulings · ${result} · `);
+      info.appendChild(el("span", "when", String(g.started_at || "").replace("T", " ").slice(0, 16)));
+      b.appendChild(info);
       b.addEventListener("click", () => loadGame(g.game));
       box.appendChild(b);
     }
@@ -56,7 +58,7 @@
     box.textContent = "";
     const all = $("all").checked;
     const rows = data.rulings.filter((r) => all || r.slap_decision);
-    const title = el("div", "dim", `Game ${n} (${data.game.game_id}, ${data.game.players} players): ` +
+    const title = el("div", "dim", `Game ${n} (${data.game.title || data.game.game_id}, ${data.game.players} players): ` +
       `${data.rulings.filter((r) => r.slap_decision).length} slap decisions` + (all ? `, ${data.rulings.length} rulings` : ""));
     box.appendChild(title);
     if (!rows.length) { box.appendChild(el("div", "dim", "No slap decisions in this game.")); return; }
@@ -69,7 +71,13 @@
       tr.dataset.ruling = r.id;
       tr.appendChild(el("td", "num", String(r.id)));
       tr.appendChild(el("td", "num", `${r.t_s.toFixed(3)} s`));
-      tr.appendChild(el("td", null, r.kind.replace(/_/g, " ") + (r.amended ? " (amended)" : "")));
+      const kind = el("td", null, r.kind.replace(/_/g, " "));
+      if (r.amended) {           // a first slap is ruled at once; its margin is added when the runner-up's slap arrives
+        const note = el("small", "amended", " (margin added later)");
+        note.title = "Ruled as soon as the first slap was certain; the margin to the runner-up was added when it arrived";
+        kind.appendChild(note);
+      }
+      tr.appendChild(kind);
       tr.appendChild(el("td", null, r.who));
       tr.appendChild(el("td", "num", fmtUs(r.margin_us)));
       tr.appendChild(el("td", null, r.say));
