@@ -58,7 +58,7 @@ def test_check_opens_each_part_and_reports(tmp_path: Path) -> None:
     cfg.write_text(f"[game]\nid = 'irish-snap'\nplayers = 3\n[journal]\npath = '{tmp_path / 'j.db'}'\n")
     done = referee("run", "--config", str(cfg), "--check")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert [line.split()[0] for line in done.stdout.splitlines()] == ["ok"] * 5
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["ok"] * 7     # + the journal, the dashboard
 
 
 def test_a_table_starts_journals_its_game_and_stops(tmp_path: Path) -> None:
