@@ -19,9 +19,17 @@ TIMEOUT_MS = 15_000
 NAMES = ["Ada", "Ben", "Cleo", "Dev", "Eve", "Finn"]
 NEEDED = ["#howto", "#ruling", "#cardname", "#seats .seat .name", "#seats .seat .cards", "#timeline .trow .who",
           "#timeline .trow .t"]
-SIZES = """(sels) => sels.flatMap((sel) => [...document.querySelectorAll(sel)].filter((e) => e.offsetParent !== null)
+SIZES = """(sels) => {
+  const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => { v = Number(v) / 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const back = (e) => { for (; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor, m = c.match(/[\\d.]+/g);
+    if (m && (m.length < 4 || Number(m[3]) > 0.5)) return c; } return "rgb(16, 21, 28)"; };
+  const contrast = (e) => { const a = lum(getComputedStyle(e).color), b = lum(back(e));
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
+  return sels.flatMap((sel) => [...document.querySelectorAll(sel)].filter((e) => e.offsetParent !== null || e.closest('#pausebanner'))
   .map((e) => { const r = e.getBoundingClientRect(); return {sel, px: parseFloat(getComputedStyle(e).fontSize),
-    top: r.top, bottom: r.bottom, left: r.left, right: r.right, cut: e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0}; }))"""
+    top: r.top, bottom: r.bottom, left: r.left, right: r.right, contrast: contrast(e),
+    cut: e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0}; })); }"""
 SAMPLE = """() => { const n = document.getElementById('cardname'), f = document.getElementById('frame');
   const m = /seq=(\\d+)/.exec(f.getAttribute('src') || ''); return {src: m ? Number(m[1]) : null, shown: window.referee.shownSeq,
     seq: n.dataset.seq ? Number(n.dataset.seq) : null, card: n.dataset.card || null, text: n.hidden ? null : n.textContent}; }"""
@@ -65,6 +73,7 @@ def assert_legible(page: Any, selectors: list[str], at_least: float = 24.0) -> N
     assert {f["sel"] for f in found} == set(selectors), found
     for f in found:
         assert f["px"] >= at_least, f
+        assert f["contrast"] >= 4.5, f                          # WCAG AA for body text
         assert f["top"] >= 0 and f["bottom"] <= 480 + 0.5 and f["left"] >= 0 and f["right"] <= 800 + 0.5, f
         assert not f["cut"], f
 
