@@ -38,13 +38,19 @@ class TableControls:
         self.table.runtime.resume()
 
     def new_game(self) -> None:
-        """End this game where it stands (journaled as it stands); the next one starts."""
-        self.resume()
-        self.table.runtime.finish_game()
+        """End this game where it stands (journaled as it stands) and deal the same game again: "New game"
+        means this game afresh, not the next one in the demo's rotation."""
+        self.plan.choose(self.table.runtime.game.game_id)
+        self._finish()
 
     def change_game(self, game: str) -> None:
+        """End this game and play `game` next."""
         self.plan.choose(game)
-        self.new_game()
+        self._finish()
+
+    def _finish(self) -> None:
+        self.resume()
+        self.table.runtime.finish_game()
 
     def correct_card(self, card: str) -> None:
         self.table.runtime.correct_top(Card.parse(card))

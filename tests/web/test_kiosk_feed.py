@@ -189,3 +189,16 @@ def test_the_review_counts_rulings_alike_names_games_and_favicon_is_no_404(tmp_p
     finally:
         srv.stop()
         journal.close()
+
+
+def test_new_game_deals_the_game_in_play_again_and_change_game_picks_the_next() -> None:
+    from tabletop.dashboard import TableControls
+    chosen: list[str] = []
+    runtime = SimpleNamespace(game=SimpleNamespace(game_id="slapstick"), paused=set(), resume=lambda: None,
+                              finish_game=lambda: chosen.append("finished"))
+    table = SimpleNamespace(runtime=runtime, bots=None)
+    plan = SimpleNamespace(choose=chosen.append)
+    controls = TableControls(table, plan)  # type: ignore[arg-type]
+    controls.new_game()
+    controls.change_game("irish-snap")
+    assert chosen == ["slapstick", "finished", "irish-snap", "finished"]
