@@ -13,7 +13,6 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 
@@ -66,15 +65,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         from .recognize import MIN_CONFIDENCE, recognize as recognize_fn
         kwargs = {"min_conf": args.min_confidence if args.min_confidence is not None else MIN_CONFIDENCE}
+    from .image_file import read_image
     cv2.setNumThreads(1)
     failures = 0
     for path in args.images:
         try:
-            if not Path(path).is_file():  # say so ourselves: OpenCV would also log a warning of its own
-                raise ValueError("no such file" if not Path(path).exists() else "not a file")
-            image = cv2.imread(path, cv2.IMREAD_COLOR)
-            if image is None:
-                raise ValueError("not a readable image")
+            image = read_image(path)  # one line for a missing, huge, damaged or non-image file
             t0 = time.perf_counter()
             found = recognize_fn(image, **kwargs)
             ms = (time.perf_counter() - t0) * 1000
