@@ -17,7 +17,7 @@ import threading
 from collections import deque
 from typing import Any, Callable
 
-from .live_words import headline, how_to_play
+from .live_words import headline, how_to_play, standings
 from .rules import GAMES
 from .rules.base import Game
 from .rulings import Ruling
@@ -187,6 +187,9 @@ class TableFeed:
             if value is not None:
                 state[key] = value
         state["howto"] = how_to_play(game.game_id, state.get("call"), state.get("target"))
+        if game.over:
+            state["standings"] = standings(game.game_id, state["players"], game.winner, game.loser,
+                                           state.get("totals"))
         state.update(self.extra)
         return state
 

@@ -100,3 +100,23 @@ def how_to_play(game_id: str, call: str | None = None, target: str | None = None
         word = rank_word(target or "J")
         return f"Slap when a {word} lands: the first slap wins the pile"
     return HOW_TO.get(game_id, "Slap the pile when the rules say so")
+
+
+def standings(game_id: str, players: list[dict[str, Any]], winner: int | None, loser: int | None,
+              totals: list[int] | None = None) -> list[dict[str, Any]]:
+    """The game-over table, best first: fewest penalty points (Slapstick), most faces won (All Faces), fewest
+    cards (Irish Snap: getting rid of them wins), most cards (Slapjack: collecting them wins); the winner
+    first and the loser last whatever the count says (a time limit decides on the rules' own standings)."""
+    def what(p: dict[str, Any]) -> tuple[float, str]:
+        if totals is not None:
+            points = totals[p["seat"]] if p["seat"] < len(totals) else 0
+            return -points, f"{points} penalty points"
+        if game_id == "slapjack-all-faces":
+            return p["scoring"], f"{p['scoring']} faces won"
+        sign = -1 if game_id.startswith("irish-snap") else 1
+        return sign * p["cards"], cards_word(p["cards"])
+
+    def key(p: dict[str, Any]) -> tuple[int, float, int]:
+        place = 0 if p["seat"] == winner else 2 if p["seat"] == loser else 1
+        return place, -what(p)[0], p["seat"]
+    return [{"seat": p["seat"], "name": p["name"], "what": what(p)[1]} for p in sorted(players, key=key)]

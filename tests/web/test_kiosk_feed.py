@@ -202,3 +202,12 @@ def test_new_game_deals_the_game_in_play_again_and_change_game_picks_the_next() 
     controls.new_game()
     controls.change_game("irish-snap")
     assert chosen == ["slapstick", "finished", "irish-snap", "finished"]
+
+
+def test_standings_put_the_winner_first_and_count_what_each_game_counts() -> None:
+    from referee.live_words import standings
+    players = [{"seat": s, "name": f"P{s + 1}", "cards": c, "scoring": f} for s, (c, f) in enumerate([(5, 1), (0, 3), (9, 0)])]
+    assert [r["seat"] for r in standings("slapjack", players, 2, None)] == [2, 0, 1]
+    assert [r["what"] for r in standings("irish-snap", players, None, 2)] == ["0 cards", "5 cards", "9 cards"]
+    assert [r["seat"] for r in standings("slapjack-all-faces", players, None, None)] == [1, 0, 2]
+    assert standings("slapstick", players, 1, 2, [30, 12, 44])[0] == {"seat": 1, "name": "P2", "what": "12 penalty points"}

@@ -105,21 +105,6 @@
     }
     renderGameOver(s);
   }
-  function standings(s) {
-    // best first: fewest penalty points (Slapstick), most faces won (All Faces), fewest cards (Irish Snap:
-    // getting rid of them wins), most cards (Slapjack: collecting them wins); the winner first, the loser last
-    const players = (s.players || []).slice();
-    const totals = Array.isArray(s.totals) ? s.totals : null;
-    const score = (p) => totals ? -(totals[p.seat] ?? 0) : /all-faces/.test(s.game) ? p.scoring
-      : /irish/.test(s.game) ? -p.cards : p.cards;
-    const rank = (p) => (p.seat === s.winner ? 1 : 0) - (p.seat === s.loser ? 1 : 0);
-    players.sort((a, b) => rank(b) - rank(a) || score(b) - score(a) || a.seat - b.seat);
-    return players.map((p) => {
-      const what = totals ? `${totals[p.seat] ?? 0} penalty points` : /all-faces/.test(s.game) ? `${p.scoring} faces won`
-        : `${p.cards} ${p.cards === 1 ? "card" : "cards"}`;
-      return { seat: p.seat, name: p.name, what };
-    });
-  }
   function renderGameOver(s) {
     const box = $("gameover");
     if (!s.over) { box.hidden = true; return; }
@@ -128,7 +113,7 @@
       : s.loser !== null && s.loser !== undefined ? `${seatName(s.loser)} loses` : "No winner";
     const ol = $("standings");
     ol.textContent = "";
-    for (const row of standings(s)) {
+    for (const row of s.standings || []) {
       const li = el("li", row.seat === s.winner ? "won" : row.seat === s.loser ? "lost" : "", row.name);
       li.dataset.seat = row.seat;
       li.appendChild(el("span", null, row.what));
