@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SECONDS = 90.0
+SECONDS = 300.0
 SAMPLE_S = 0.1
 SCREENS = ROOT / "bench" / "screens"
 LANDING_NS = 90_000_000          # tabletop.scene_render: a card slides this long before it rests
