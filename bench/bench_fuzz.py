@@ -1,6 +1,8 @@
-"""The fuzz campaign of issue 38: malformed scenarios and hostile HTTP requests, then the journal's fault table.
+"""The fuzz campaign of issue 38: malformed scenarios, table configs, image files and hostile HTTP requests,
+then the journal's fault table.
 
-Inputs are the tests' Hypothesis strategies (tests/rules/test_malformed.py, tests/web/test_fuzz_http.py) run
+Inputs are the tests' Hypothesis strategies (tests/rules/test_malformed.py, tests/config/test_malformed_config.py,
+tests/vision/test_image_file.py, tests/web/test_fuzz_http.py) run
 with a fixed seed and no example database, so the campaign is the same every run on the same Hypothesis.
 Each input is "clean" when the contract holds (scenarios: exit 0/1 with JSON, or exit 2 with one line naming
 the file; requests: a 4xx with one line, or a success) and "failed" otherwise. Abusive requests go to a real
@@ -295,23 +297,34 @@ def sigkills(tmp: Path, tick: type) -> str:
             f"| {'clean' if kept == SIGKILLS else 'FAILED'} |")
 
 
-def run() -> list[str]:
+def run(only: set[str] | None = None) -> list[str]:
+    """The whole campaign, or only some of it (`--only configs,images`: scenarios, configs, images, http,
+    abuse, faults)."""
+    from bench import fuzz_files
     tmp = Path(tempfile.mkdtemp(prefix="fuzz-"))
+    want = only or {"scenarios", "configs", "images", "http", "abuse", "faults"}
+    nothing: list[str] = []
     try:
         start = time.monotonic()
-        scenarios = scenario_campaign(tmp)
-        requests = http_campaign()
-        abuse_lines, abuse_summary = abuse()
-        faults = fault_table(tmp)
+        scenarios = scenario_campaign(tmp) if "scenarios" in want else nothing
+        configs = fuzz_files.config_campaign(tmp) if "configs" in want else nothing
+        images = fuzz_files.image_campaign(tmp) if "images" in want else nothing
+        requests = http_campaign() if "http" in want else nothing
+        abuse_lines, abuse_summary = abuse() if "abuse" in want else (nothing, "")
+        faults = fault_table(tmp) if "faults" in want else nothing
         took = time.monotonic() - start
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    summaries = [*scenarios[:1], *configs[:2], *images[:2], *requests[:1], *([abuse_summary] if abuse_summary else [])]
     return ["## Fuzz campaign and fault table (issue 38)", "",
             f"Fixed seed {SEED} (Hypothesis, no example database); target: every input clean. Took {took:.0f} s.", "",
-            "| kind | tried | clean | failed |", "|---|---|---|---|",
-            scenarios[0], requests[0], abuse_summary, "", *scenarios[1:], *requests[1:], *abuse_lines[2:], "",
-            *faults, ""]
+            "| kind | tried | clean | failed |", "|---|---|---|---|", *summaries, "",
+            *scenarios[1:], *configs[2:], *images[2:], *requests[1:], *abuse_lines[2:], "", *faults, ""]
 
 
 if __name__ == "__main__":
-    print("\n".join(run()))
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated parts: scenarios, configs, images, http, abuse, faults")
+    args = parser.parse_args()
+    print("\n".join(run(set(args.only.split(",")) if args.only else None)))

@@ -1,6 +1,6 @@
 """Does the kiosk tell the truth while a game moves (issue 39)? The demo table (bots, rendered cards read by
 the real vision, speed 1) is served on a free port and sampled from headless Chromium every 100 ms for
-SECONDS (90 s by default).
+SECONDS (300 s by default: the five minutes issue 39 measures).
 
 Each sample reads the frame on screen (its number, its capture time) and its label. The truth is the
 simulated world's top card at that capture time: the label should name it, or say "reading…" while the

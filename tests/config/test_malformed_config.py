@@ -1,7 +1,7 @@
 """Table configs as a tester writes them wrong: every bad one is one line naming the key, and nothing changes.
 
 `malformed_configs()` (a Hypothesis strategy, also the input of bench/bench_fuzz.py's config campaign)
-starts from three working tables (simulated, GPIO pads with LEDs, MPR121 pads) and breaks one to three
+starts from three working tables (simulated, GPIO pads with LEDs, MPR121 pads with LEDs) and breaks one to three
 things the ways people do: wrong types, NaN, infinities, negative and huge numbers, list items of the
 wrong type or shape, per-seat lists of the wrong length, a GPIO used twice or off the header,
 duplicated electrodes, control characters and pasted novels, unknown keys and sections, a journal path
@@ -43,8 +43,8 @@ SIM = {"game": {"id": "slapjack", "players": 4, "dealer": 0, "names": ["Ann", "B
 GPIO = copy.deepcopy(SIM) | {"lights": {"backend": "gpio", "seats": [[12, 13, 19], [20, 21, 24], [25, 8, 7], [9, 10, 11]],
                                         "status": [14, 15, 18]}}
 GPIO["pads"] |= {"backend": "gpio", "pins": [17, 27, 22, 23], "press_pins": [5, 6, 16, 26]}
-MPR121 = copy.deepcopy(SIM)
-MPR121["pads"] |= {"backend": "mpr121", "electrodes": [0, 1, 2, 3], "irq_pin": 4}
+MPR121 = copy.deepcopy(GPIO)
+MPR121["pads"] |= {"backend": "mpr121", "electrodes": [0, 1, 2, 3], "irq_pin": 4, "pins": [], "press_pins": []}
 BASES = {"sim": SIM, "gpio": GPIO, "mpr121": MPR121}
 
 WRONG = {int: ["a", 1.5, True, [1], {"a": 1}, NAN, -1, 10**30, -(10**30)],
@@ -52,7 +52,7 @@ WRONG = {int: ["a", 1.5, True, [1], {"a": 1}, NAN, -1, 10**30, -(10**30)],
          str: [5, True, [], {"a": "b"}, "x" * 5000, "en\x00", "a\nb", "\x1b[31mred"],
          list: ["a", 5, {"a": 1}, [["x"]], [NAN], [True], [10**30], [1.5], [[1, 2]]]}
 PINS = {"gpio": [("pads", "pins"), ("pads", "press_pins"), ("lights", "seats"), ("lights", "status")],
-        "mpr121": [("pads", "irq_pin")], "sim": []}
+        "mpr121": [("pads", "irq_pin"), ("lights", "seats"), ("lights", "status")], "sim": []}
 OFF_HEADER = [28, 40, 99, -1, 255, 2**31]
 JOURNALS = ["dir", "/dev/null", "garbage", "/proc/referee/j.db", "/sys/j.db", "missing/deeper/j.db", "damaged"]
 
@@ -85,7 +85,7 @@ def malformed_configs(draw: st.DrawFn) -> Case:
     kind = draw(st.sampled_from(sorted(BASES)))
     case = Case(copy.deepcopy(BASES[kind]), bad=False, keys=[])
     for n in range(draw(st.integers(1, 3))):
-        how = draw(st.sampled_from(["value", "value", "pin", "clash", "seats", "unknown", "table", "options",
+        how = draw(st.sampled_from(["value", "value", "pin", "clash", "clash", "seats", "unknown", "table", "options",
                                     "electrode", "journal", "bind", *(["fine"] if n == 0 else [])]))
         try:
             bad, key = _break(draw, how, kind, case.data, case)
@@ -103,7 +103,8 @@ def _break(draw: st.DrawFn, how: str, kind: str, data: dict[str, Any], case: Cas
     if how == "value":
         section = draw(st.sampled_from(sorted(k for k in data if isinstance(data[k], dict))))
         key = draw(st.sampled_from(sorted(k for k in data[section] if k != "options")))
-        data[section][key] = draw(st.sampled_from(_wrong_for(data[section][key])))
+        original = BASES[kind].get(section, {}).get(key, data[section][key])   # not an earlier breakage's type
+        data[section][key] = draw(st.sampled_from(_wrong_for(original)))
         return True, key
     if how == "pin" and PINS[kind]:
         section, key = draw(st.sampled_from(PINS[kind]))
@@ -260,7 +261,8 @@ def _sound(config: TableConfig) -> bool:
     for part in (config.game, config.pads, config.camera, config.lights, config.audio, config.journal, config.kiosk):
         values += [v for v in vars(part).values()]
     numbers = [x for v in values for x in (_flat(v) if isinstance(v, list) else [v]) if isinstance(x, float)]
-    per_seat = [config.game.names, config.pads.offsets_us, config.pads.tie_margin_us, config.lights.seats]
+    per_seat: list[list[Any]] = [config.game.names, config.pads.offsets_us, config.pads.tie_margin_us,
+                                 config.lights.seats]
     return (all(math.isfinite(x) for x in numbers) and all(len(v) in (0, seats) for v in per_seat)
             and all(0 <= p <= 27 for p in config.pads.pins + config.pads.press_pins + _flat(config.lights.seats)))
 

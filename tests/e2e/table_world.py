@@ -42,16 +42,19 @@ class ScriptedGame:
     seconds: float = 0.0
 
 
-def script_game(game_id: str, players: int, *, seed: int, seconds: float,
+def script_game(game_id: str, players: int, *, seed: int, seconds: float | None,
                 options: dict[str, Any] | None = None) -> ScriptedGame:
-    """Bots play `seconds` of table time with every card known; the plays, contacts and rulings."""
-    script = ScriptedGame(game_id, players, seconds=seconds)
-    config = SimConfig(time_limit_s=seconds)
+    """Bots play `seconds` of table time (None: the whole game) with every card known; the plays, contacts
+    and rulings, `game_over` last when the game ended."""
+    script = ScriptedGame(game_id, players, seconds=seconds or 0.0)
+    config = SimConfig(time_limit_s=seconds) if seconds else SimConfig()
     session = _Witness(build_game(game_id, players, seed=seed, options=options), script,
                        holdback_ns=int(config.holdback_ms * MS), strict=False)
     table = SimTable(game_id, players, seed=seed, options=options, config=config, session=session)
     table.run()
-    script.rulings = [r for r in table.game.rulings if r.kind not in ("ignored", "time_up", "game_over")]
+    script.rulings = [r for r in table.game.rulings if r.kind not in ("ignored", "time_up")]
+    if not seconds:
+        script.seconds = table.game.rulings[-1].t_ns / 1e9
     return script
 
 

@@ -1,7 +1,7 @@
 """`referee run --config table.toml` at a "real" table: only the OS's modules and programs are fakes.
 
-Bots play a stretch of slapjack on the rules engine with every card known; the
-timeline of what they did (cards landing, hands over the pile, pad contacts
+Bots play a whole game (on each pad backend) on the rules engine with every
+card known; the timeline of what they did (cards landing, hands over the pile, pad contacts
 that bounce like real switches) drives the fakes of lgpio, gpiod, smbus2 and
 picamera2. The referee, started exactly as the systemd unit starts it, must
 stamp every slap at its first contact and make the rulings the true times call
@@ -24,6 +24,8 @@ if not (FAKEOS / "lgpio.py").exists():
     pytest.skip("the OS-boundary fakes are not here", allow_module_level=True)
 
 SECONDS = 20.0
+#: (pads, game, seed): short whole games of two players (31-34 s of table time).
+WHOLE_GAMES = [("gpio", "slapjack", 1), ("gpiod", "irish-snap", 18), ("mpr121", "slapjack", 16)]
 
 
 def judged(run: TableRun) -> tuple[list[tuple[int, int]], list[tuple[str, int | None]]]:
@@ -71,24 +73,29 @@ def no_crash(run: TableRun) -> None:
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
 
 
-@pytest.mark.parametrize("pads", ["gpio", "gpiod"])
-def test_a_table_on_switch_pads_stamps_first_contacts_and_rules_as_the_true_times_say(tmp_path: Path,
-                                                                                     pads: str) -> None:
-    script = script_game("slapjack", 4, seed=3, seconds=SECONDS)
-    run = run_table(tmp_path, table_config(pads), world_for(script, pads=pads, seed=3), seconds=SECONDS + 1.5)
+def play_whole_game(tmp_path: Path, pads: str) -> tuple[ScriptedGame, TableRun]:
+    _pads, game, seed = next(w for w in WHOLE_GAMES if w[0] == pads)
+    script = script_game(game, 2, seed=seed, seconds=None)
+    run = run_table(tmp_path, table_config(pads, players=2, game=game), world_for(script, pads=pads, seed=seed),
+                    seconds=script.seconds + 2.0)
     no_crash(run)
+    return script, run
+
+
+@pytest.mark.parametrize("pads", ["gpio", "gpiod"])
+def test_a_whole_game_on_switch_pads_stamps_first_contacts_and_rules_as_the_true_times_say(tmp_path: Path,
+                                                                                          pads: str) -> None:
+    script, run = play_whole_game(tmp_path, pads)
     slaps, rulings = judged(run)
     want_slaps, want_rulings = expected(script, run.t0_ns)
     assert sorted(slaps) == sorted(kernel_first_events(run, want_slaps))   # nothing added by software
     assert all(abs(got - want) < 2_000_000 for (_s, got), (_w, want) in zip(sorted(slaps), want_slaps))
     assert rulings == want_rulings
+    assert rulings[-1][0] == "game_over"
 
 
-def test_a_table_on_mpr121_pads_stamps_within_its_tie_margin(tmp_path: Path) -> None:
-    script = script_game("slapjack", 4, seed=4, seconds=SECONDS)
-    run = run_table(tmp_path, table_config("mpr121"), world_for(script, pads="mpr121", seed=4),
-                    seconds=SECONDS + 1.5)
-    no_crash(run)
+def test_a_whole_game_on_mpr121_pads_stamps_within_its_tie_margin(tmp_path: Path) -> None:
+    script, run = play_whole_game(tmp_path, "mpr121")
     slaps, rulings = judged(run)
     want_slaps, want_rulings = expected(script, run.t0_ns)
     with Journal(run.journal, create=False) as journal:
@@ -107,6 +114,7 @@ def test_a_table_on_mpr121_pads_stamps_within_its_tie_margin(tmp_path: Path) -> 
     if not refused:       # a machine that starved the referee's IRQ thread may also miss a whole short touch
         assert len(stamped) == len(want_slaps)
         assert rulings == want_rulings
+        assert rulings[-1][0] == "game_over"
 
 
 def test_a_camera_that_stalls_errors_and_vanishes_comes_back_and_the_table_plays_on(tmp_path: Path) -> None:
