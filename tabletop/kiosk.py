@@ -1,5 +1,10 @@
 """"Beat the bots": visitors at a simulated table take a seat, slap from the dashboard or a real pad,
-and their reaction times go into a high-score table kept in the journal's file."""
+and their winning reaction times go into a high-score table kept in the journal's file.
+
+A reaction time is a high score only when the referee's ruling says the visitor beat the bots: they took
+the pile (`wins_pile` to their seat), or, where the last slapper picks up, theirs was the first slap. A lost
+slap, a false slap or a slap too slow never enters the table; the time recorded is the ruling's own (first
+contact minus the card's stamp), the time the page shows as "WON in N ms"."""
 from __future__ import annotations
 
 import sqlite3
@@ -9,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from hardware.pad_events import PadEvent
-from referee.events import Press
+from referee.events import MS, Press
+from referee.rulings import Ruling
 
 VISITOR_TIMES = 20  # reaction times kept per visitor at the table (their last 5 are shown)
 
@@ -38,6 +44,22 @@ class HighScores:
         return [{"name": n, "game": g, "ms": ms} for n, g, ms in rows]
 
 
+def winning_ms(ruling: Ruling, seat: int) -> float | None:
+    """`seat`'s reaction time in ms if `ruling` says that seat's slap beat every other (None otherwise):
+    the pile won by that seat, or the first slap where the last slapper picks up."""
+    slaps, card_t = ruling.evidence.get("slaps"), ruling.evidence.get("card_t_ns")
+    if not slaps or card_t is None or seat not in slaps:
+        return None
+    mine = slaps[seat]
+    if ruling.kind == "wins_pile":
+        won = ruling.seat == seat
+    elif ruling.kind == "picks_up":
+        won = ruling.seat != seat and all(mine < t for other, t in slaps.items() if other != seat)
+    else:
+        return None
+    return (mine - card_t) / MS if won and mine >= card_t else None
+
+
 class Kiosk:
     """Visitors at a bots table: `join` a seat (the bots leave its slaps to them), `slap`, `press`, `highscores`.
     `extra` is the dashboard's extra state (visitors, high scores), updated as they play."""
@@ -49,6 +71,9 @@ class Kiosk:
         self.visitors: dict[int, dict[str, Any]] = {}
         self.extra: dict[str, Any] = {"visitors": [], "highscores": self.best(5)}
         self._lock = threading.Lock()
+        observers = getattr(getattr(table, "runtime", None), "observers", None)
+        if isinstance(observers, list):          # the runtime outlives each game: one observer for all
+            observers.append(self.on_ruling)
 
     def actions(self) -> dict[str, Any]:
         """The dashboard's visitor actions (no PIN: anyone at the stand may play)."""
@@ -90,10 +115,20 @@ class Kiosk:
             times = visitor["times"]
             times.append(round(ms, 1))
             del times[:-VISITOR_TIMES]           # a visitor sees their last few; one may stay all day
-            if self.scores is not None:
-                self.scores.add(visitor["name"], self.table.runtime.game.game_id, ms)
-            self.extra["highscores"] = self.best(5)
         return {"ok": True, "times": visitor["times"][-5:]}
+
+    def on_ruling(self, ruling: Ruling) -> None:
+        """A ruling from the table: a visitor who beat the bots on it has their reaction time entered."""
+        with self._lock:
+            winners = [(seat, ms) for seat in self.visitors if (ms := winning_ms(ruling, seat)) is not None]
+            names = {seat: self.visitors[seat]["name"] for seat, _ in winners}
+        if not winners:
+            return
+        game = getattr(getattr(self.table.runtime, "game", None), "game_id", "")
+        for seat, ms in winners:
+            if self.scores is not None:
+                self.scores.add(names[seat], game, ms)
+        self.extra["highscores"] = self.best(5)
 
     def press(self, seat: int) -> dict[str, Any]:
         visitor = self._visitor(seat)

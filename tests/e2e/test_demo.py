@@ -2,6 +2,7 @@
 bounded, its visitors ("beat the bots") and the operator's dashboard actions."""
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -34,17 +35,24 @@ def wait(predicate: Callable[[], bool], timeout_s: float) -> None:
 
 
 def test_headless_demo_plays_two_games_through_one_runtime(tmp_path: Path) -> None:
+    # no --journal: the demo writes the default journal, which `referee disputes` then reads from any folder
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-m", "referee", "demo", "--games", "2", "--headless", "--no-vision",
-                           "--speed", "20", "--journal", str(tmp_path / "demo.db")],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+                           "--speed", "20"], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    journal_path = tmp_path / "tabletop" / "demo.db"
+    assert out.startswith(f"referee demo: journal {journal_path} (read it with `referee disputes`)"), out[:300]
+    listed = subprocess.run([sys.executable, "-m", "referee", "disputes"], capture_output=True, text=True,
+                            timeout=60, cwd=tmp_path, env=env)
+    assert listed.returncode == 0 and f"journal {journal_path}" in listed.stderr, listed.stderr
+    assert "slapjack-classic" in listed.stdout and "unfinished" not in listed.stdout, listed.stdout
     assert "=== Game 1 (slapjack):" in out and "=== Game 2 (slapjack-classic):" in out, out[-2000:]
     assert "wins" in out.split("=== Game 1", 1)[1].splitlines()[0]
     assert "Jack!" in out                                    # the rulings are printed as they are made
     assert out.strip().splitlines()[-1].startswith("referee: stopped after 2 game(s)")
     assert "Traceback" not in done.stderr
-    with Journal(tmp_path / "demo.db") as journal:
+    with Journal(journal_path) as journal:
         games = journal.games()
         assert [(g.game_id, g.ended) for g in games] == [("slapjack", True), ("slapjack-classic", True)]
         for game in games:                                  # judged blind, from the pads and the camera
@@ -98,19 +106,63 @@ def test_a_visitors_seat_is_left_to_the_visitor(tmp_path: Path) -> None:
 
 
 def test_a_visitors_slap_goes_through_the_pads_and_is_timed(tmp_path: Path) -> None:
-    table = bots_table(tmp_path, speed=3.0, seconds=60)
+    # every seat a visitor's, so no bot slaps: Ada slaps a Jack first and takes the pile, Bob slaps it after her
+    table = bots_table(tmp_path, speed=3.0, seconds=60, game="slapjack")
     kiosk = Kiosk(table, tmp_path / "demo.db")
+    rulings: list[Any] = []
+    table.runtime.observers.append(rulings.append)
     try:
         seat = kiosk.join(name="Ada")["seat"]
+        other = kiosk.join(name="Bob")["seat"]
+        for _ in range(table.runtime.game.n - 2):
+            kiosk.join()
         table.start()
-        wait(lambda: table.bots.last_trigger_t is not None, 40)     # a trigger lands...
-        reply = kiosk.slap(seat)                                     # ...and the visitor slaps it
-        wait(lambda: any(isinstance(e.event, Slap) and e.event.seat == seat
-                         for e in table.journal.events(table.game_no)), 5)
+        wait(lambda: table.bots.last_trigger_t is not None, 40)     # a Jack lands...
+        reply = kiosk.slap(seat)                                     # ...Ada slaps it, then Bob
+        kiosk.slap(other)
+        assert kiosk.best(5) == []                                   # a slap is not a score until it is judged
+        wait(lambda: _won(rulings) is not None, 10)
+        won = _won(rulings)
     finally:
         table.close()
     assert len(reply["times"]) == 1 and 0 < reply["times"][0] < 5000
-    assert kiosk.best(5)[0]["name"] == "Ada" and kiosk.extra["highscores"][0]["ms"] == reply["times"][0]
+    assert won is not None and won.seat == seat
+    ms = (won.evidence["slaps"][seat] - won.evidence["card_t_ns"]) / MS
+    assert kiosk.best(5) == [{"name": "Ada", "game": "slapjack", "ms": round(ms, 1)}]   # Bob was too slow
+    assert kiosk.extra["highscores"] == kiosk.best(5)
+
+
+def _won(rulings: list[Any]) -> Any:
+    """The first pile won among `rulings`, or None."""
+    return next((r for r in list(rulings) if r.kind == "wins_pile"), None)
+
+
+def test_only_winning_reaction_times_are_high_scores(tmp_path: Path) -> None:
+    from referee.rulings import Ruling
+    bots = SimpleNamespace(visitors=set(), visitor_slap=lambda seat: 250.0)
+    runtime = SimpleNamespace(game=SimpleNamespace(n=4, game_id="irish-snap"), observers=[])
+    kiosk = Kiosk(SimpleNamespace(bots=bots, runtime=runtime), tmp_path / "demo.db")
+    ada, bob = kiosk.join(name="Ada")["seat"], kiosk.join(name="Bob")["seat"]
+    assert runtime.observers == [kiosk.on_ruling]
+    kiosk.slap(ada)
+    assert kiosk.best(5) == []                                      # slapping is not winning
+
+    def ruling(kind: str, seat: int, slaps: dict[int, int]) -> Ruling:
+        return Ruling(kind, seat, 0, "", evidence={"card_t_ns": 1000 * MS, "slaps": {s: 1000 * MS + t * MS
+                                                                                      for s, t in slaps.items()}})
+    for r in (ruling("wins_pile", 3, {3: 200, ada: 240}),           # Ada too slow: a bot took the pile
+              ruling("false_slap", ada, {}),                         # a false slap
+              Ruling("false_slap", bob, 0, ""),                      # ... with no evidence at all
+              ruling("picks_up", 2, {ada: 230, 3: 180, 2: 400}),     # Ada safe, but a bot was faster
+              ruling("picks_up", ada, {ada: 500, 3: 180}),           # Ada last: she picks up
+              ruling("slap_again", ada, {ada: 100, 3: 100})):        # a dead heat wins nothing
+        runtime.observers[0](r)
+    assert kiosk.best(5) == [] and kiosk.extra["highscores"] == []
+    runtime.observers[0](ruling("wins_pile", bob, {bob: 310, ada: 330}))
+    runtime.observers[0](ruling("picks_up", 3, {ada: 290, bob: 300, 3: 600}))   # first where the last picks up
+    assert kiosk.best(5) == [{"name": "Ada", "game": "irish-snap", "ms": 290.0},
+                             {"name": "Bob", "game": "irish-snap", "ms": 310.0}]
+    assert kiosk.extra["highscores"] == kiosk.best(5)
 
 
 def test_a_real_pad_joins_its_seat_and_slaps(tmp_path: Path) -> None:
