@@ -336,8 +336,14 @@ class TableRuntime:
             self._publish()
 
     def correct_hand(self, seat: int, count: int) -> None:
-        """Operator: `seat` holds `count` cards."""
+        """Operator: `seat` (0-based) holds `count` cards. A refusal names the seat as people count, from 1."""
+        from .rules.state import TableError
         with self._lock:
+            seats = self.game.n
+            if not 0 <= seat < seats:
+                raise TableError(f"no seat {seat + 1} at this table: seats 1 to {seats}")
+            if count < 0:
+                raise TableError(f"seat {seat + 1} cannot hold {count} cards: a count is 0 or more")
             self.game.correct_hand(seat, count, self.game.now)
             self.paused.discard("operator")
             self._record_corrections()

@@ -16,7 +16,9 @@ from .sim.table import GameResult, simulate
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="bots play whole games through the real rules and arbitration",
                        description="Simulate whole games with bots (human-like reactions, false slaps, "
-                                   "flinches, misses) through the same engine that runs at the table.")
+                                   "flinches, misses) through the same engine that runs at the table. "
+                                   "Seats are numbered from 1 as the referee speaks them; --json keeps the "
+                                   "scenario files' 0-based seat indexes.")
     p.add_argument("--game", required=True, help=f"game id ({', '.join(GAMES)}) or 'all'")
     p.add_argument("--players", type=int, default=4, help="seats at the table (default 4)")
     p.add_argument("--games", type=int, default=1, help="how many games (default 1)")
@@ -84,4 +86,5 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _seat(seat: int | None) -> str:
-    return "none" if seat is None else f"seat {seat}"
+    """A seat index (0-based) as a person reads it: seat 1 is the first."""
+    return "none" if seat is None else f"seat {seat + 1}"

@@ -103,8 +103,9 @@ def test_an_operator_fix_reaches_the_running_table_and_its_journal(tmp_path: Pat
     assert table.returncode == 0 and "Traceback" not in err, err
     with Journal(tmp_path / "j.db") as journal:
         (game,) = journal.games()
-        kinds = [r.ruling.kind for r in journal.rulings(game.id)]
-    assert "check_table" in kinds                  # the correction is on the record
+        corrected = [r.ruling for r in journal.rulings(game.id) if r.ruling.kind == "check_table"]
+    assert corrected and {r.seat for r in corrected} == {0}     # the correction is on the record: "--hand 1" is seat 1
+    assert "Player 1 holds 17 cards" in corrected[0].say
 
 
 def free_port() -> int:
