@@ -35,7 +35,13 @@ def _unavailable(name: str, reason: str) -> Callable[[argparse._SubParsersAction
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="referee", description="Tabletop Referee for slap card games.")
+    from .journal_cmds import DEFAULT_JOURNAL_RULE, default_journal_path
+    parser = argparse.ArgumentParser(
+        prog="referee", description="Tabletop Referee for slap card games.",
+        epilog=f"The journal: without --journal, `demo` writes and `disputes`, `review`, `journal` and "
+               f"`replay --from-journal` read one default file, {DEFAULT_JOURNAL_RULE} (here "
+               f"{default_journal_path()}). `run` writes to its config's [journal] path. Seats are numbered "
+               f"from 1 wherever you read or type them; scenario files and --json count from 0.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     from . import journal_cmds, replay_cmd, simulate_cmd

@@ -2,13 +2,20 @@
 
 Every failure (no journal, not a journal, unknown game or ruling, a bad
 option) is one line on stderr and exit 2; never a traceback.
+
+Without `--journal` they all read the one default journal, the file `referee
+demo` writes: $XDG_DATA_HOME/tabletop/demo.db (~/.local/share/tabletop/demo.db
+when XDG_DATA_HOME is unset). A table run by `referee run` writes to its
+config's `[journal] path`; read it with `--journal` that path.
 """
 from __future__ import annotations
 
 import argparse
 import difflib
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any, Mapping
 
 from .journal import Finish, Journal, JournalError, RulingRecord, feed, ruling_key, session_for
@@ -16,7 +23,7 @@ from .options import OptionError
 from .rules import SetupError, UnknownGame
 from .rulings import Ruling, seat_name
 
-DEFAULT_JOURNAL = "journal.db"   # config.JournalConfig's default
+DEFAULT_JOURNAL_RULE = "$XDG_DATA_HOME/tabletop/demo.db, else ~/.local/share/tabletop/demo.db"
 SLAP_DECISIONS = frozenset({"wins_pile", "false_slap", "slap_again", "picks_up"})
 
 
@@ -27,9 +34,34 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_journal_parser(sub)
 
 
+def default_journal_path() -> Path:
+    """The journal every command uses without --journal: the demo's, in the user's data folder (an
+    XDG_DATA_HOME that is not an absolute path is ignored, as the XDG spec says). Nothing is created here."""
+    data = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(data) if data and os.path.isabs(data) else Path.home() / ".local" / "share"
+    return base / "tabletop" / "demo.db"
+
+
+def journal_help(what: str = "the journal database") -> str:
+    """`--journal`'s help: the default rule and where it points on this machine now."""
+    return (f"{what} (default: the demo's journal, {DEFAULT_JOURNAL_RULE}; here {default_journal_path()}; "
+            f"a table's journal is its config's [journal] path)")
+
+
+def journal_for(args: argparse.Namespace, command: str) -> str:
+    """The journal `args` name, or the default one; on stderr, which journal a default reads from."""
+    if args.journal:
+        return str(args.journal)
+    path = default_journal_path()
+    if not path.exists():
+        raise JournalError(f"no journal at {path} (the default): `referee demo` writes its games there; "
+                           f"for a table's games give --journal with its config's [journal] path")
+    print(f"referee {command}: journal {path} (the default; --journal FILE for another)", file=sys.stderr)
+    return str(path)
+
+
 def _journal_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--journal", default=DEFAULT_JOURNAL, metavar="PATH",
-                   help=f"the journal database (default {DEFAULT_JOURNAL})")
+    p.add_argument("--journal", default=None, metavar="PATH", help=journal_help())
 
 
 def _fail(command: str, message: str) -> int:
@@ -51,7 +83,7 @@ def add_disputes_parser(sub: argparse._SubParsersAction) -> None:
 
 def run_disputes(args: argparse.Namespace) -> int:
     try:
-        with Journal(args.journal, create=False) as journal:
+        with Journal(journal_for(args, "disputes"), create=False) as journal:
             if args.game is None:
                 return _list_games(journal, args.json)
             return _list_rulings(journal, args.game, args.json, args.all)
@@ -127,7 +159,7 @@ def run_review(args: argparse.Namespace) -> int:
     except ImportError as exc:   # cv2 or numpy missing on this machine
         return _fail("review", f"cannot draw sheets here: {exc}")
     try:
-        with Journal(args.journal, create=False) as journal:
+        with Journal(journal_for(args, "review"), create=False) as journal:
             facts = review.gather(journal, args.game, args.ruling)
         path = review.write_sheet(facts, args.out)
     except (JournalError, review.SheetError) as exc:
@@ -156,9 +188,8 @@ def add_journal_parser(sub: argparse._SubParsersAction) -> None:
 def run_journal_check(args: argparse.Namespace) -> int:
     from .journal_health import integrity_report, room_bytes
     from .journal_salvage import open_source
-    from pathlib import Path
-    path = Path(args.journal)
     try:
+        path = Path(journal_for(args, "journal"))
         db = open_source(path)
     except (JournalError, OSError) as exc:
         return _fail("journal", str(exc))
@@ -187,7 +218,7 @@ def run_journal_check(args: argparse.Namespace) -> int:
 def run_journal_export(args: argparse.Namespace) -> int:
     from .journal_salvage import export
     try:
-        report = export(args.journal, args.out)
+        report = export(journal_for(args, "journal"), args.out)
     except (JournalError, OSError) as exc:
         return _fail("journal", str(getattr(exc, "strerror", None) or exc) if not isinstance(exc, JournalError) else str(exc))
     for line in report.lines():
@@ -245,8 +276,8 @@ def add_replay_journal_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags for `referee replay --from-journal GAME [--journal PATH] [--option NAME=VALUE]...`."""
     parser.add_argument("--from-journal", type=int, metavar="GAME", dest="from_journal",
                         help="re-judge a journaled game and list the rulings that differ")
-    parser.add_argument("--journal", default=DEFAULT_JOURNAL, metavar="PATH",
-                        help=f"the journal database for --from-journal (default {DEFAULT_JOURNAL})")
+    parser.add_argument("--journal", default=None, metavar="PATH",
+                        help=journal_help("the journal database for --from-journal"))
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="with --from-journal: change an option (VALUE as JSON, else a string); repeatable")
 
@@ -269,7 +300,7 @@ def run_replay_journal(args: argparse.Namespace) -> int:
     Exit 0: nothing differs; 1: some rulings differ; 2: cannot replay."""
     try:
         overrides = parse_options(getattr(args, "option", []) or [])
-        result = replay_from_journal(args.journal, args.from_journal, overrides or None)
+        result = replay_from_journal(journal_for(args, "replay"), args.from_journal, overrides or None)
     except (JournalError, ReplayError) as exc:
         return _fail("replay", str(exc))
     differ = [{"recorded": old, "rejudged": new} for old, new in result["differ"]]

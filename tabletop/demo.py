@@ -10,13 +10,13 @@ through `tabletop.table_loop.run_table`, the same path as a real table.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from referee import journal_cmds
 from referee.config import PadsConfig, TableConfig, parse
 
 from .kiosk import VISITOR_TIMES, HighScores  # noqa: F401  (the demo's visitors and high scores)
@@ -28,9 +28,11 @@ HEADLESS_SPEED = 10.0         # `referee demo --headless` without --speed
 
 
 def default_journal_path() -> Path:
-    base = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "tabletop"
-    base.mkdir(parents=True, exist_ok=True)
-    return base / "demo.db"
+    """The demo's journal: the default journal every `referee` command reads (`referee disputes` finds the
+    demo's games without --journal); its folder is made here, where it is about to be written."""
+    path = journal_cmds.default_journal_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def has_speaker() -> bool:

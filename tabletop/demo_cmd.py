@@ -11,9 +11,10 @@ import os
 import sys
 
 from referee.config import ConfigError, load
+from referee.journal_cmds import journal_help
 from referee.rules import GAMES
 
-from .demo import HEADLESS_SPEED, default_journal_path, demo_config, has_speaker
+from .demo import DEMO_KEEP_GAMES, HEADLESS_SPEED, default_journal_path, demo_config, has_speaker
 from .table_loop import RunOptions, run_table
 
 
@@ -31,16 +32,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="dashboard bind address (default localhost only)")
     p.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
     p.add_argument("--pin", default="", help="operator PIN for the dashboard (default: operator actions disabled)")
-    p.add_argument("--journal", default=None, help="journal file (default: ~/.local/share/tabletop/demo.db)")
+    p.add_argument("--journal", default=None, metavar="FILE",
+                   help=journal_help(f"journal file; the demo keeps its newest {DEMO_KEEP_GAMES} games there"))
     p.add_argument("--pads", metavar="TABLE.toml", help="visitors play on the real pads this table config names")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     speed = args.speed if args.speed is not None else (HEADLESS_SPEED if args.headless else 1.0)
+    journal = args.journal or str(default_journal_path())
     try:
         config = demo_config(players=max(2, args.players), vision=not args.no_vision, speed=speed,
-                             journal=args.journal or default_journal_path(), host=args.host, port=args.port,
+                             journal=journal, host=args.host, port=args.port,
                              pin=args.pin, audio="espeak" if not args.headless and has_speaker() else "silent")
         visitor_pads = load(args.pads) if args.pads else None
     except ConfigError as exc:
@@ -51,4 +54,6 @@ def run(args: argparse.Namespace) -> int:
                       between_s=1.0 if args.headless else 3.0, visitor_pads=visitor_pads,
                       open_browser=bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
                                         or sys.platform == "darwin"))
+    read = "referee disputes" + (f" --journal {journal}" if args.journal else "")
+    print(f"referee demo: journal {journal} (read it with `{read}`)", flush=True)
     return run_table(config, opts)
