@@ -144,7 +144,7 @@ def _list_rulings(journal: Journal, game_no: int, as_json: bool, show_all: bool)
 # ---- review ----------------------------------------------------------------------------------
 def add_review_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("review", help="draw a ruling's evidence sheet (PNG)",
-                       description="The card frame, every pad's first contact in µs after the card, "
+                       description="The card frame, every pad's first contact in ms after the card, "
                                    "the margin, the rule applied and the ruling, as one PNG.")
     p.add_argument("game", type=int, metavar="GAME", help="game number")
     p.add_argument("ruling", type=int, metavar="RULING", help="ruling number (from `referee disputes GAME`)")

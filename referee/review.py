@@ -6,6 +6,7 @@ printed or tested anywhere; only `draw_sheet` imports cv2 and numpy, lazily.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,21 +204,67 @@ def draw_sheet(facts: SheetFacts) -> Any:
     return img
 
 
+@dataclass(frozen=True)
+class TimelineLayout:
+    """Where the slap timeline's parts go: round ms ticks from the card (0) past the last contact, and a box
+    just tall enough for one row per seat and the axis (no empty half box under a few seats)."""
+
+    ticks_ms: list[float]
+    row_h: int
+    height: int
+
+    @property
+    def span_ms(self) -> float:
+        return self.ticks_ms[-1]
+
+
+TIMELINE_TOP = 60             # the title line, above the first seat's row
+TIMELINE_FOOT = 56            # the axis, its numbers and its unit, below the last row
+
+
+def axis_ticks(max_ms: float, most: int = 6) -> list[float]:
+    """Round ticks in ms from 0 reaching `max_ms` or just past it: steps of 1, 2 or 5 times a power of ten,
+    at most `most` ticks."""
+    max_ms = max(max_ms, 1.0)                     # contacts at the card's very moment (or none): 0 to 1 ms
+    raw = max_ms / (most - 1)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw * (1 - 1e-9))
+    count = max(1, math.ceil(max_ms / step - 1e-9))
+    if count * step <= max_ms + step * 1e-6:      # the last contact must not sit on the axis's end
+        count += 1
+    return [round(i * step, 6) for i in range(count + 1)]
+
+
+def timeline_layout(contacts: list[Contact], seats: int, max_height: int) -> TimelineLayout:
+    """The axis and the box for `seats` rows and these contacts, no taller than `max_height`."""
+    rows = max(1, seats)
+    row_h = max(18, min(40, (max_height - TIMELINE_TOP - TIMELINE_FOOT) // rows))
+    ticks = axis_ticks(max([c.rel_us / 1000 for c in contacts] + [0.0]))
+    return TimelineLayout(ticks, row_h, TIMELINE_TOP + row_h * rows + TIMELINE_FOOT)
+
+
+def _ms(value: float) -> str:
+    """A time in ms as people read it: '300', '12.5', '0.25'."""
+    return f"{value:,.0f}" if value >= 100 or value == int(value) else f"{value:.3g}"
+
+
 def _draw_timeline(img: Any, cv2: Any, facts: SheetFacts, text: Any, x: int, y: int, w: int, h: int) -> None:
-    """Each pad's first contact as a dot on a µs axis from the opening card (0)."""
-    cv2.rectangle(img, (x, y), (x + w, y + h), _GREY, 1)
-    text("Slap timeline (first contact per pad, us after the card)", x + 10, y + 24, 0.55, _INK, 2)
+    """Each pad's first contact as a dot on an axis in ms from the opening card (0), in a box fit to the seats."""
     contacts = facts.timeline.contacts
     seats = list(range(facts.game.players))
-    span = max([c.rel_us for c in contacts] + [1]) * 1.1
-    ax0, ax1, top = x + 170, x + w - 30, y + 60
-    row_h = max(18, min(48, (h - 100) // max(1, len(seats))))
+    layout = timeline_layout(contacts, len(seats), h)
+    cv2.rectangle(img, (x, y), (x + w, y + layout.height), _GREY, 1)
+    text("Slap timeline: each pad's first contact, ms after the card", x + 10, y + 24, 0.55, _INK, 2)
+    span_us = layout.span_ms * 1000
+    row_h, ax0, ax1, top = layout.row_h, x + 170, x + w - 30, y + TIMELINE_TOP
     axis_y = top + row_h * len(seats) + 6
     cv2.line(img, (ax0, axis_y), (ax1, axis_y), _INK, 1)
-    for k in range(5):
-        tx = ax0 + (ax1 - ax0) * k // 4
+    cv2.line(img, (ax0, top - 10), (ax0, axis_y), _GREY, 1)             # the card's moment
+    for tick in layout.ticks_ms:
+        tx = ax0 + int((ax1 - ax0) * tick / layout.span_ms)
         cv2.line(img, (tx, axis_y - 4), (tx, axis_y + 4), _INK, 1)
-        text(f"{int(span * k / 4):,}", tx - 20, axis_y + 22, 0.4, _GREY)
+        text(_ms(tick), tx - 4 * len(_ms(tick)), axis_y + 22, 0.45, _INK)
+    text("ms after the card", ax1 - 150, axis_y + 44, 0.45, _GREY)
     ruled = facts.ruling.ruling.seat
     winner_ids = set(facts.ruling.event_ids)
     for i, seat in enumerate(seats):
@@ -230,10 +277,10 @@ def _draw_timeline(img: Any, cv2: Any, facts: SheetFacts, text: Any, x: int, y: 
         if not mine:
             text("no contact", ax0 + 10, ry + 5, 0.4, _GREY)
         for c in mine:
-            px = ax0 + int((ax1 - ax0) * c.rel_us / span)
+            px = ax0 + int((ax1 - ax0) * c.rel_us / span_us)
             dot = {"slap": _GREEN if seat == ruled else _BLUE, "press": _GREY, "flinch": _RED}[c.kind]
             cv2.circle(img, (px, ry), 7 if c.event_id in winner_ids or seat == ruled else 5, dot, -1)
-            text(f"{c.kind} +{c.rel_us:,} us", min(px + 10, ax1 - 150), ry - 8, 0.42, _INK)
+            text(f"{c.kind} +{_ms(c.rel_us / 1000)} ms", min(px + 10, ax1 - 120), ry - 8, 0.42, _INK)
 
 
 def _decode(cv2: Any, np: Any, jpegs: list[bytes]) -> Any:
