@@ -31,21 +31,22 @@ from tabletop.run_cmd import preflight
 from tests.conftest import ROOT
 
 NAN, INF = float("nan"), float("inf")
-SIM = {"game": {"id": "slapjack", "players": 4, "dealer": 0, "names": ["Ann", "Bo", "Cy", "Di"],
-                "options": {"time_limit_s": 60}},
-       "pads": {"backend": "sim", "debounce_ms": 10.0, "stuck_after_s": 3.0, "offsets_us": [0, 5, -5, 0],
-                "tie_margin_us": [0, 0, 0, 0], "i2c_bus": 1, "i2c_address": 90, "irq_pin": 4, "keys": "alzmqp"},
-       "camera": {"source": "sim", "device": 0, "pile": [10, 10, 200, 300], "latency_ms": 120.0, "fps": 30.0,
-                  "frozen_after_s": 2.0},
-       "audio": {"backend": "files", "voice": "en", "volume": 80, "dir": "{tmp}/voice"},
-       "journal": {"path": "{tmp}/j/journal.db", "keep_games": 0},
-       "kiosk": {"mode": "table", "port": 8080, "bind": "127.0.0.1", "operator_pin": "", "speed": 1.0}}
+SIM: dict[str, dict[str, Any]] = {
+    "game": {"id": "slapjack", "players": 4, "dealer": 0, "names": ["Ann", "Bo", "Cy", "Di"],
+             "options": {"time_limit_s": 60}},
+    "pads": {"backend": "sim", "debounce_ms": 10.0, "stuck_after_s": 3.0, "offsets_us": [0, 5, -5, 0],
+             "tie_margin_us": [0, 0, 0, 0], "i2c_bus": 1, "i2c_address": 90, "irq_pin": 4, "keys": "alzmqp"},
+    "camera": {"source": "sim", "device": 0, "pile": [10, 10, 200, 300], "latency_ms": 120.0, "fps": 30.0,
+               "frozen_after_s": 2.0},
+    "audio": {"backend": "files", "voice": "en", "volume": 80, "dir": "{tmp}/voice"},
+    "journal": {"path": "{tmp}/j/journal.db", "keep_games": 0},
+    "kiosk": {"mode": "table", "port": 8080, "bind": "127.0.0.1", "operator_pin": "", "speed": 1.0}}
 GPIO = copy.deepcopy(SIM) | {"lights": {"backend": "gpio", "seats": [[12, 13, 19], [20, 21, 24], [25, 8, 7], [9, 10, 11]],
                                         "status": [14, 15, 18]}}
 GPIO["pads"] |= {"backend": "gpio", "pins": [17, 27, 22, 23], "press_pins": [5, 6, 16, 26]}
 MPR121 = copy.deepcopy(GPIO)
 MPR121["pads"] |= {"backend": "mpr121", "electrodes": [0, 1, 2, 3], "irq_pin": 4, "pins": [], "press_pins": []}
-BASES = {"sim": SIM, "gpio": GPIO, "mpr121": MPR121}
+BASES: dict[str, dict[str, dict[str, Any]]] = {"sim": SIM, "gpio": GPIO, "mpr121": MPR121}
 
 WRONG = {int: ["a", 1.5, True, [1], {"a": 1}, NAN, -1, 10**30, -(10**30)],
          float: ["a", True, NAN, INF, -INF, [1.0], -1.0, 1e308, -1e-3],
@@ -59,7 +60,8 @@ JOURNALS = ["dir", "/dev/null", "garbage", "/proc/referee/j.db", "/sys/j.db", "m
 
 @dataclass
 class Case:
-    """A config to try: its tables, whether it must be refused, and the keys a refusal may name (one of them)."""
+    """A config to try: its tables, whether it must be refused, and the keys a refusal may name (one of them:
+    the keys it broke, bad for sure or not)."""
 
     data: dict[str, Any]
     bad: bool
@@ -87,19 +89,21 @@ def malformed_configs(draw: st.DrawFn) -> Case:
     for n in range(draw(st.integers(1, 3))):
         how = draw(st.sampled_from(["value", "value", "pin", "clash", "clash", "seats", "unknown", "table", "options",
                                     "electrode", "journal", "bind", *(["fine"] if n == 0 else [])]))
+        before = copy.deepcopy(case.data)
         try:
             bad, key = _break(draw, how, kind, case.data, case)
         except (IndexError, KeyError, TypeError, ValueError):     # an earlier breakage left nothing to break
+            case.data = before
             continue
         if how == "fine":
             return case
         case.bad |= bad
-        case.keys += [key] if bad else []
+        case.keys += key.split("|") if key else []    # a change not surely bad may still be what is refused
     return case
 
 
 def _break(draw: st.DrawFn, how: str, kind: str, data: dict[str, Any], case: Case) -> tuple[bool, str]:
-    """Break one thing in `data`; (is it surely bad, the key a refusal must name)."""
+    """Break one thing in `data`; (is it surely bad, the key a refusal must name: "a|b" for either)."""
     if how == "value":
         section = draw(st.sampled_from(sorted(k for k in data if isinstance(data[k], dict))))
         key = draw(st.sampled_from(sorted(k for k in data[section] if k != "options")))
@@ -124,18 +128,16 @@ def _break(draw: st.DrawFn, how: str, kind: str, data: dict[str, Any], case: Cas
             used.append(("pads", "irq_pin", -1))
         (s1, k1, i1), (s2, k2, i2) = draw(st.permutations(used))[:2]
         if kind == "gpio" and "irq_pin" in (k1, k2):      # the MPR121's IRQ is not used by GPIO pads
-            return False, ""
+            return False, f"{k1}|{k2}"
         pin = _flat(data[s1][k1])[max(i1, 0)] if isinstance(data[s1][k1], list) else data[s1][k1]
         _set_flat(data[s2], k2, i2, pin)
-        return _still_clashes(data, kind), k2 if (s2, k2) > (s1, k1) else k1
+        return _still_clashes(data, kind), f"{k1}|{k2}"           # the refusal names where the pin is used again
     if how == "seats":
         section, key = draw(st.sampled_from([("game", "names"), ("pads", "offsets_us"), ("pads", "tie_margin_us"),
                                              *(("pads", k) for k in ("pins", "press_pins") if kind == "gpio"),
                                              *([("lights", "seats")] if kind == "gpio" else []),
                                              *([("pads", "electrodes")] if kind == "mpr121" else [])]))
-        values = data[section][key]
-        if not isinstance(values, list) or not values:
-            return False, ""
+        values: list[Any] = copy.deepcopy(BASES[kind][section][key])   # the base's: earlier changes must not cancel it
         data[section][key] = values[:-1] if draw(st.booleans()) else values + [copy.deepcopy(values[0])]
         return True, key
     if how == "unknown":
