@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         opts.speed = config.kiosk.speed          # a simulated table may run faster than real time
     if args.check:
         lines = check_without_creating(config)
-        lines[1:1] = preflight(config)           # after "config ...: valid"
+        lines[1:1] = preflight(config, dashboard=opts.dashboard)     # after "config ...: valid"
         for ok, line in lines:
             print(f"{'ok  ' if ok else 'FAIL'} {line}")
         return 0 if all(ok for ok, _ in lines) else 2

@@ -163,3 +163,19 @@ def test_recognize_says_one_line_per_bad_file_and_reads_the_rest(tmp_path: Path)
     assert "16000 x 16000 pixels is over the limit of 40 megapixels" in done.stderr
     assert "damaged JPEG" in done.stderr or "not a readable JPEG" in done.stderr
     assert done.stdout.startswith("photo.png: "), done.stdout
+
+
+@pytest.mark.parametrize("ext", [".jpg", ".png", ".bmp", ".webp"])
+def test_the_header_size_matches_what_opencv_decodes(ext: str) -> None:
+    img = picture(3, 203, 117)
+    data = encoded(img, ext)
+    assert image_size(data)[1:] == (203, 117)
+    assert read_image_bytes_shape(data, ext) == (117, 203, 3)
+
+
+def read_image_bytes_shape(data: bytes, ext: str) -> tuple[int, ...]:
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=ext) as f:
+        f.write(data)
+        f.flush()
+        return tuple(read_image(f.name).shape)
