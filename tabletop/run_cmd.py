@@ -5,6 +5,12 @@ game on the configured pads and camera; `mode = "demo"` plays the kiosk demo
 (`tabletop.demo.demo_config`: bots in a simulated world, a rendered camera)
 with the config's journal, dashboard, PIN, voice and `[kiosk] speed`. Both go
 through `tabletop.table_loop.run_table`.
+
+Before anything is built, `preflight` refuses in one line what the config asks
+of this machine and cannot have: a journal path that is a folder, a device, not
+a journal, damaged or unwritable, and a dashboard open beyond localhost without
+an operator PIN. `--check` reports the same lines among the hardware's, and
+creates nothing (no journal, no voice folder).
 """
 from __future__ import annotations
 
