@@ -7,7 +7,9 @@ newest card's outline is found in the change against the last settled view,
 its two index corners are read from the full-resolution frame on the first
 frames it has nearly stopped (`landing.py`), and the readings of corners and
 frames together name it: `CardSeen` stamped with the first changed frame,
-usually 67-100 ms after it, before a slapping hand arrives. A hand (skin
+usually 67-100 ms after it, before a slapping hand arrives (or, when a sweep
+or hands opened the landing, with the frame from which the named card lay
+where it lies: `landing_stamp.py`). A hand (skin
 reaching the region's edge) is never read as a card; a hand arriving after a
 card was read does not stop it being named.
 
@@ -29,6 +31,7 @@ import numpy as np
 from ..cards import Card
 from ..events import CardSeen, CardUnreadable, Event, PileCleared
 from . import landing
+from .landing_stamp import LandingFrames
 from .settle import (CHANGE_SLACK, CLOSER_MAX_SHARE, PIPELINE_MIN_CONFIDENCE, UNREADABLE_HINT, ChangeBox,
                      PileRegion, Recognizer, SettlePipeline, split_suit_twins)
 
@@ -78,6 +81,7 @@ class CardPipeline(SettlePipeline):
         self._evidence = landing.Evidence(self.min_conf)
         self._saw_card = False
         self._waited = 0
+        self._frames = LandingFrames(self.still_share)
 
     @property
     def pending_since(self) -> int | None:
@@ -152,6 +156,7 @@ class CardPipeline(SettlePipeline):
             self._burst_t, self._still = t_ns, 0
             self._new_landing()
         skin = landing.hands(cv2.subtract(self._skin(img), self._ref_skin))   # a skin-toned table is no hand
+        self._frames.add(t_ns, thumb, skin)
         events = self._land(img, full, frame.shape, thumb, changed, skin, t_ns)
         if events:
             return events
@@ -219,10 +224,12 @@ class CardPipeline(SettlePipeline):
         if found is None:
             return []
         card, conf = found
-        stamp = self._pending_t
+        on_thumb = landing.CardQuad(quad.corners / np.float32(scale))
+        lay_since = self._frames.card_since(on_thumb.mask(thumb.shape))
+        stamp = self._pending_t if lay_since is None else max(self._pending_t, lay_since)
         self.on_pile[card] += 1
         self._widths = (self._widths + [min(quad.width, quad.height)])[-9:]
-        grow = landing.CardQuad(quad.corners / np.float32(scale)).mask(thumb.shape, grow=2.0)
+        grow = on_thumb.mask(thumb.shape, grow=2.0)
         keep = cv2.dilate(skin, np.ones((5, 5), np.uint8)) > 0
         self._ref = np.where(keep, self._ref, thumb)  # type: ignore[arg-type]
         self._calm = (grow, 4)

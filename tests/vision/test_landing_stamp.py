@@ -28,15 +28,15 @@ def area(y: int, x: int) -> np.ndarray:
 
 
 def frames(*views: tuple[np.ndarray, np.ndarray]) -> LandingFrames:
-    kept = LandingFrames()
+    kept = LandingFrames(still_share=0.003)
     for i, (thumb, hands) in enumerate(views):
         kept.add(1000 + 33 * i, thumb, hands)
     return kept
 
 
-def test_a_card_that_slid_into_place_keeps_the_landings_first_frame() -> None:
-    kept = frames(view((12, 52)), view((22, 46)), view((25, 45)), view((25, 45)))   # 10 px from rest, then still
-    assert kept.card_since(area(25, 45)) == 1000
+def test_a_card_that_slid_into_place_keeps_the_landings_opening_stamp() -> None:
+    kept = frames(view((12, 52)), view((22, 46)), view((25, 45)), view((25, 45)))   # 13 px from rest, then still
+    assert kept.card_since(area(25, 45)) is None
 
 
 def test_a_card_dealt_after_a_sweep_is_stamped_when_it_lands_not_at_the_sweep() -> None:
@@ -45,11 +45,21 @@ def test_a_card_dealt_after_a_sweep_is_stamped_when_it_lands_not_at_the_sweep() 
     assert kept.card_since(area(25, 45)) == 1000 + 33 * 3
 
 
-def test_frames_where_hands_hide_the_card_neither_end_nor_start_its_run() -> None:
-    over = (slice(0, 90), slice(40, 80))                                  # a hand over the whole card
-    kept = frames(view(), view((25, 45)), view((25, 45), hand=over), view((25, 45)))
-    assert kept.card_since(area(25, 45)) == 1000 + 33
+def test_a_sweep_under_a_hand_then_the_new_card_is_still_found() -> None:
+    over = (slice(0, 90), slice(40, 80))                                  # a hand over the whole card's place
+    kept = frames(view((24, 44)), view(hand=over), view(), view(), view((25, 45)), view((25, 45)))
+    assert kept.card_since(area(25, 45)) == 1000 + 33 * 4
+
+
+def test_a_card_nudged_where_it_lay_keeps_its_landings_stamp() -> None:
+    kept = frames(view(), view((25, 45)), view((25, 45)), view((25, 45)), view((27, 46)), view((27, 46)))
+    assert kept.card_since(area(27, 46)) is None
 
 
 def test_no_frames_no_stamp() -> None:
-    assert LandingFrames().card_since(area(25, 45)) is None
+    assert LandingFrames(0.003).card_since(area(25, 45)) is None
+
+
+def test_a_card_sliding_in_from_across_the_view_keeps_the_landings_opening_stamp() -> None:
+    kept = frames(view(), view(), view((5, 5)), view((15, 25)), view((25, 45)), view((25, 45)))
+    assert kept.card_since(area(25, 45)) is None
