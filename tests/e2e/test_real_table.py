@@ -24,8 +24,10 @@ if not (FAKEOS / "lgpio.py").exists():
     pytest.skip("the OS-boundary fakes are not here", allow_module_level=True)
 
 SECONDS = 20.0
-#: (pads, game, seed): short whole games of two players (31-34 s of table time).
-WHOLE_GAMES = [("gpio", "slapjack", 1), ("gpiod", "irish-snap", 18), ("mpr121", "slapjack", 16)]
+#: (pads, game, seed): whole games of two players (32-37 s of table time) in which no slap comes within 60 ms
+#: after a card lands: a 30 fps camera stamps a card at the first frame that shows it, so a slap in between is
+#: too close for any camera to place against the card (seed 1 of slapjack has one 1.1 ms after a card).
+WHOLE_GAMES = [("gpio", "slapjack", 29), ("gpiod", "irish-snap", 58), ("mpr121", "slapjack", 8)]
 
 
 def judged(run: TableRun) -> tuple[list[tuple[int, int]], list[tuple[str, int | None]]]:

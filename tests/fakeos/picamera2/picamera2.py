@@ -270,7 +270,9 @@ class Picamera2:
         _log("close", self.camera_idx)
 
     def _run(self, exposure_start: int) -> None:
-        """The event loop: one frame per frame duration while started."""
+        """The event loop: one frame per frame duration while started. The picture is drawn here, while the
+        frame is "read out", not when the application copies it out: a real make_array is a copy, and the
+        drawing's cost must not land in the application's frame path."""
         seq = 0
         fastest = sensor.fastest_frame_us(self._main_size())
         while True:
@@ -280,18 +282,21 @@ class Picamera2:
                 exposure, gain, frame_us = self._settings.expose(fastest)
                 readout = exposure_start + exposure * 1000
                 complete = readout + frame_us * 500 + sensor.ISP_NS
+                s = self._settings
+                lens = sensor.TABLE_DIOPTRES if s.af_mode == 2 else s.lens
+                frame = sensor.Frame(seq, exposure_start, readout, exposure, gain, frame_us, s.focus_error(), lens)
+                main_size = self._main_size()
+            picture = sensor.render_bgr(frame, main_size, _world()) if self.started else None
+            with self._cond:
                 while self.started and time.monotonic_ns() < complete:
                     self._cond.wait((complete - time.monotonic_ns()) / 1e9)
                 if not self.started:
                     return
-                s = self._settings
-                lens = sensor.TABLE_DIOPTRES if s.af_mode == 2 else s.lens
-                self._deliver(sensor.Frame(seq, exposure_start, readout, exposure, gain, frame_us,
-                                           s.focus_error(), lens))
+                self._deliver(frame, picture)
                 seq += 1
                 exposure_start += frame_us * 1000
 
-    def _deliver(self, frame: sensor.Frame) -> None:
+    def _deliver(self, frame: sensor.Frame, picture: Any = None) -> None:
         w = _world()
         for t in (frame.exposure_start_ns, time.monotonic_ns()):
             fault = w.camera_fault(t)
@@ -312,7 +317,8 @@ class Picamera2:
             return
         self._held += 1
         self.frames += 1
-        self._completed.append(CompletedRequest(frame, self.camera_config, w, self._freed))  # type: ignore[arg-type]
+        self._completed.append(CompletedRequest(frame, self.camera_config, w, self._freed,  # type: ignore[arg-type]
+                                                picture))
         self._serve()
         keep = 1 if self.camera_config.get("queue", True) and self.camera_config.get("buffer_count", 6) > 1 else 0  # type: ignore[union-attr]
         while len(self._completed) > keep:

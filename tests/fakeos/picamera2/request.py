@@ -5,7 +5,8 @@ As picamera2/request.py: `get_metadata()` gives the frame's metadata
 `make_array(name)` copies a stream out (shapes and byte orders in
 sensor.stream_array); `release()` hands the buffers back, and a request used
 after its last release, or released once too often, raises RuntimeError as the
-real one's ref_count checks do. Pixels are drawn when first asked for.
+real one's ref_count checks do. Pixels are drawn by the event loop as the frame
+is read out (or, for a request made without them, when first asked for).
 """
 from __future__ import annotations
 
@@ -21,14 +22,15 @@ class CompletedRequest:
     """A frame handed to the application; it holds one of the camera's buffers until released."""
 
     def __init__(self, frame: sensor.Frame, config: dict[str, Any], world: Any,
-                 on_free: Callable[["CompletedRequest"], None]) -> None:
+                 on_free: Callable[["CompletedRequest"], None], picture: np.ndarray | None = None) -> None:
+        """`picture`: the frame's BGR image at main's size, if the event loop drew it already."""
         self.frame = frame
         self.config = config
         self._world = world
         self._on_free = on_free
         self.ref_count = 1
         self.lock = threading.Lock()
-        self._bgr: np.ndarray | None = None
+        self._bgr: np.ndarray | None = picture
 
     def __repr__(self) -> str:
         return f"<CompletedRequest #{self.frame.sequence} t={self.frame.sensor_timestamp_ns} refs={self.ref_count}>"
