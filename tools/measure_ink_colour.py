@@ -11,7 +11,12 @@ neutrality, the higher of the two readings: equal error rates), RED_MAX the 0.1t
 glyphs' red share (the lower of the two readings), so one black glyph in a thousand could read red were it
 not read neutral first. The real photographs in ../shared/data are never read here.
 
-usage: nice python tools/measure_ink_colour.py [--scenes 600] [--seed 91]
+With --clipped the scenes are overexposed (`casts.OVEREXPOSED`: exposure 1.0-1.6, the paper clipping at 255)
+and only glyphs on paper at `ink_colour.CLIPPED` or more in red are kept: their raw red contrast over their
+green one is a lower bound of the ink's (the paper's true red is hidden), and CLIPPED_RED_SHARE is the black
+glyphs' 0.1th percentile of it, as RED_MAX is chosen.
+
+usage: nice python tools/measure_ink_colour.py [--scenes 600] [--seed 91] [--clipped]
 """
 from __future__ import annotations
 
@@ -65,10 +70,12 @@ def cast_scene(rng: random.Random, card: Card, envelope: casts.CastRange = casts
     return casts.apply_cast(img, cast, rng.randrange(1 << 30)), p.quad(), cast
 
 
-def measure(scenes: int, seed: int, envelope: casts.CastRange = casts.CastRange()
+def measure(scenes: int, seed: int, envelope: casts.CastRange = casts.CastRange(), *, clipped: bool = False
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(is red, red share, neutrality) of every glyph on the card over `scenes` rendered scenes; each measure
-    the more lenient of the normalised and raw readings for its own decision (`ink_colour.ink_colour`)."""
+    the more lenient of the normalised and raw readings for its own decision (`ink_colour.ink_colour`). With
+    `clipped`, only glyphs on paper at `ink_colour.CLIPPED` or more in red, and their share is the raw red
+    contrast over the green one (the clipped-paper test of `ink_colour.ink_colour`)."""
     rng = random.Random(seed)
     red_of, shares, neutral = [], [], []
     for _ in range(scenes):
@@ -83,9 +90,14 @@ def measure(scenes: int, seed: int, envelope: casts.CastRange = casts.CastRange(
         if not any(on_card):
             continue
         keep = np.array(on_card)
+        if clipped:
+            keep &= paper[:, 2] >= ink_colour.CLIPPED
         c, pc = contrast[keep], paper[keep]
         normalised = c / np.maximum(pc, 1.0)
-        shares.append(np.minimum(ink_colour.red_share(normalised), ink_colour.red_share(c)))
+        if clipped:
+            shares.append(c[:, 2] / np.maximum(c[:, 1], 1e-9))
+        else:
+            shares.append(np.minimum(ink_colour.red_share(normalised), ink_colour.red_share(c)))
         neutral.append(np.maximum(ink_colour.neutrality(normalised), ink_colour.neutrality(c)))
         red_of.append(np.full(int(keep.sum()), card.suit in "HD"))
     return np.concatenate(red_of), np.concatenate(shares), np.concatenate(neutral)
@@ -96,7 +108,10 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=600)
     ap.add_argument("--seed", type=int, default=91)
     ap.add_argument("--save", type=Path, default=None, help="write the per-glyph measures here (npz)")
+    ap.add_argument("--clipped", action="store_true", help="overexposed scenes, glyphs on paper clipped in red")
     args = ap.parse_args()
+    if args.clipped:
+        return clipped_report(args.scenes, args.seed)
     red, share, neutral = measure(args.scenes, args.seed)
     finite = np.isfinite(share) & np.isfinite(neutral)
     codes = np.where(neutral >= ink_colour.NEUTRAL_MIN, ink_colour.BLACK,
@@ -113,6 +128,22 @@ def main() -> None:
           f"in use: {ink_colour.NEUTRAL_MIN}, {ink_colour.RED_MAX}")
     if args.save:
         np.savez(args.save, red=red, share=share, neutral=neutral)
+
+
+def clipped_report(scenes: int, seed: int) -> None:
+    """Print the red-over-green contrast of red and black glyphs on paper clipped in red, and the
+    CLIPPED_RED_SHARE it suggests (the black glyphs' 0.1th percentile)."""
+    red, share, _ = measure(scenes, seed, casts.OVEREXPOSED, clipped=True)
+    ok = np.isfinite(share)
+    for name, sel in (("red", red & ok), ("black", ~red & ok)):
+        if sel.any():
+            print(f"{name} glyphs on clipped paper {int(sel.sum())}: red / green contrast p0.1/1/50/99/99.9: "
+                  f"{np.percentile(share[sel], [0.1, 1, 50, 99, 99.9]).round(3)}; "
+                  f"under {ink_colour.CLIPPED_RED_SHARE}: {float(np.mean(share[sel] <= ink_colour.CLIPPED_RED_SHARE)):.4f}")
+    if (~red & ok).any():
+        cut = float(np.percentile(share[~red & ok], 0.1))
+        print(f"CLIPPED_RED_SHARE {cut:.3f} (0.1th percentile of the black glyphs'; red glyphs under it: "
+              f"{float(np.mean(share[red & ok] < cut)):.4f}); in use: {ink_colour.CLIPPED_RED_SHARE}")
 
 
 def equal_error(high: np.ndarray, low: np.ndarray) -> tuple[float, float]:

@@ -3,7 +3,8 @@
 The renderer draws ideal ink on ideal paper; a real camera does not see it so. This module moves a rendered
 image the ways a kitchen webcam does, each drawn at random within `CastRange`: the lamp's colour temperature
 and a white-balance error (per-channel gains on linear light), a dull or vivid sensor (saturation about the
-pixel's grey), a coloured veil over everything (an additive tint), sensor noise, and JPEG's chroma halved
+pixel's grey), a coloured veil over everything (an additive tint), an exposure brighter than the paper needs
+(a dark table metered, or a lamp's glare: the paper clips at 255), sensor noise, and JPEG's chroma halved
 in each direction, so thin red strokes lose colour as they do on a webcam. Used to verify the ink colour
 decision (`ink_colour`) and to choose its constants (tools/measure_ink_colour.py); never by the referee.
 """
@@ -27,6 +28,12 @@ class CastRange:
     tint: float = 25.0               # an additive veil of up to this much per channel (0-255 scale)
     noise: tuple[float, float] = (0.0, 6.0)         # sensor noise, standard deviation (0-255 scale)
     jpeg: tuple[int, int] = (55, 90)                # quality; OpenCV's JPEG halves chroma both ways
+    exposure: tuple[float, float] = (1.0, 1.0)      # over 1: exposed brighter than the paper needs (it clips)
+
+
+# Overexposed casts: the paper clips in one channel or all (a dark cloth metered, a lamp's glare, the landing
+# bench's bright tables), where an ink's contrast in a clipped channel is only a lower bound (`ink_colour.CLIPPED`)
+OVEREXPOSED = CastRange(exposure=(1.0, 1.6))
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,7 @@ class Cast:
     tint: tuple[float, float, float]
     noise: float
     jpeg: int
+    exposure: float = 1.0
 
 
 def lamp_gains(kelvin: float) -> tuple[float, float, float]:
@@ -61,14 +69,18 @@ def draw_cast(rng: random.Random, envelope: CastRange = CastRange()) -> Cast:
     lamp = lamp_gains(rng.uniform(*envelope.kelvin))
     gains = tuple(g * rng.uniform(1 - envelope.wb_error, 1 + envelope.wb_error) for g in lamp)
     tint = tuple(rng.uniform(0, envelope.tint) for _ in range(3))
-    return Cast(gains, rng.uniform(*envelope.saturation), tint, rng.uniform(*envelope.noise),  # type: ignore[arg-type]
+    cast = Cast(gains, rng.uniform(*envelope.saturation), tint, rng.uniform(*envelope.noise),  # type: ignore[arg-type]
                 rng.randint(*envelope.jpeg))
+    if envelope.exposure != (1.0, 1.0):   # drawn last, and only then: the default envelope's draws stay as they were
+        cast = Cast(cast.gains, cast.saturation, cast.tint, cast.noise, cast.jpeg, rng.uniform(*envelope.exposure))
+    return cast
 
 
 def apply_cast(img: np.ndarray, cast: Cast, seed: int = 0) -> np.ndarray:
     """`img` (BGR uint8, as rendered: sRGB-like) seen through `cast`: gains on linear light, exposed so the
     brightest channel's 99th percentile stays where it was (a camera's exposure follows the lamp), then
-    saturation about each pixel's grey, the veil (exposed for as well), noise and a JPEG round trip."""
+    saturation about each pixel's grey, the veil (exposed for as well), the cast's overexposure (clipped at 255
+    below), noise and a JPEG round trip."""
     lin = (img.astype(np.float32) / 255.0) ** 2.2
     before = max(float(np.percentile(lin[..., c], 99)) for c in range(3))
     lin *= np.array(cast.gains, np.float32)
@@ -79,6 +91,7 @@ def apply_cast(img: np.ndarray, cast: Cast, seed: int = 0) -> np.ndarray:
     top = max(float(np.percentile(out[..., c], 99)) for c in range(3))
     out += np.array(cast.tint, np.float32)
     out *= top / max(max(float(np.percentile(out[..., c], 99)) for c in range(3)), 1e-6)   # exposed with the veil
+    out *= cast.exposure
     if cast.noise > 0:
         out += np.random.default_rng(seed).normal(0, cast.noise, out.shape).astype(np.float32)
     out8 = np.clip(out, 0, 255).astype(np.uint8)

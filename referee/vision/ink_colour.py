@@ -21,6 +21,10 @@ that is neither (a thin red stroke whose chroma the sensor smeared into the pape
 it may be read as the rank of an index whose suit pip, a larger solid glyph, has a colour. Anything else
 (court art in blue, green or yellow) is not read.
 
+On paper clipped in red (at `CLIPPED`) the ink's red contrast is only a lower bound (the paper's true red is
+hidden), which leans every glyph towards red: red there needs the red contrast under `CLIPPED_RED_SHARE` of
+green's, chosen on overexposed rendered casts (`casts.OVEREXPOSED`) as the other constants are.
+
 `paper_gains` balances the image's brightest near-white pixels to grey for the tests that ask whether a
 pixel is paper at all (bright and colourless), so a warm kitchen light does not turn the card into table.
 """
@@ -36,8 +40,12 @@ RED_MAX = 0.84      # red ink: its red contrast is under 0.84 of the smaller of 
 NEUTRAL_MIN = 0.77  # black ink: its smallest channel contrast is at least 0.77 of its largest (where as many red
 #                     glyphs reach it as black ones fall short: 0.789 / 0.752, 0.2% / 0.4% of each)
 CLIPPED = 250      # a paper channel this bright may be clipped: the ink's contrast there is only a lower bound
-CLIPPED_RED_SHARE = 0.5  # on paper that may be clipped in red, red ink still darkens red by under half its green;
-#                          black ink reads so only if clipping hid over half its red contrast
+CLIPPED_RED_SHARE = 0.57  # on paper clipped in red, red ink may read red only if it darkens red by under 0.57 of
+#                           green: the black glyphs' 0.1th percentile of that share on overexposed rendered casts
+#                           (tools/measure_ink_colour.py --clipped --scenes 300, seeds 91 / 92: 0.576 / 0.670; red
+#                           glyphs: median 0.28 / 0.30, 20% over 0.5). It was 0.15, a guess no clipped paper had
+#                           measured: the rendered red (205 of 248 in red) darkens red by 0.2 of green, so every red
+#                           pip on a bright table read dull and went unread (bench_landing's red misses)
 GROW = 2           # px at working size around a glyph whose contrast counts with it (a sensor's smeared chroma)
 RING = 3           # px: the paper read around a glyph, beyond GROW
 WHITE_SHARE = 0.03  # the brightest 3% of pixels (by their darkest channel) set the image's paper white

@@ -23,6 +23,11 @@ CASTS = {
     "noisy": casts.Cast((1.0, 1.0, 1.0), 0.9, (0.0, 0.0, 0.0), 7.0, 60),
 }
 MAROON = (35, 25, 135)   # BGR: a dull red as a webcam sees a USPCC deck's
+# overexposed: the paper clips at 255 in every channel (a bright table), or in red only under a warm lamp
+OVEREXPOSED = {
+    "overexposed": casts.Cast((1.0, 1.0, 1.0), 1.0, (0.0, 0.0, 0.0), 2.0, 85, 1.3),
+    "warm-overexposed": casts.Cast(casts.lamp_gains(3000), 1.0, (0.0, 0.0, 0.0), 2.0, 85, 1.25),
+}
 
 
 def _card_photo(card: str, cast: casts.Cast, red: tuple[int, int, int] = render.RED, seed: int = 3) -> np.ndarray:
@@ -64,6 +69,35 @@ def test_random_casts_never_swap_red_and_black() -> None:
         read += colours.count(ink_colour.RED if red else ink_colour.BLACK)
     assert swapped == 0
     assert read >= 0.9 * 40 * 8
+
+
+@pytest.mark.parametrize("cast", list(OVEREXPOSED), ids=list(OVEREXPOSED))
+@pytest.mark.parametrize("card, red", [("7H", render.RED), ("4D", MAROON), ("9S", None), ("3C", None)])
+def test_paper_clipped_in_red_keeps_red_ink_red(cast: str, card: str, red: tuple[int, int, int] | None) -> None:
+    # the landing bench's bright tables clip the paper: red ink there darkens red by 0.05-0.2 of green
+    # (render.RED), this maroon by 0.39; the clipped-paper cut of 0.15 read such pips dull, and they went unread
+    img = _card_photo(card, OVEREXPOSED[cast], red or render.RED)
+    small, _ = prepare(img)
+    _, areas, contrast, paper = glyph_contrasts(small)
+    assert np.all(paper[areas >= 40, 2] >= ink_colour.CLIPPED)
+    colours = ink_colour.ink_colour(contrast, paper)[areas >= 40].tolist()
+    want, other = (ink_colour.RED, ink_colour.BLACK) if red else (ink_colour.BLACK, ink_colour.RED)
+    assert colours.count(want) >= 0.8 * len(colours) > 0, colours
+    assert other not in colours, colours
+
+
+def test_random_overexposed_casts_never_swap_red_and_black() -> None:
+    rng = random.Random(23)
+    swapped = read = 0
+    for k in range(30):
+        card = rng.choice(("5H", "8D", "5S", "8C"))
+        red = card[-1] in "HD"
+        colours = _suit_colours(_card_photo(card, casts.draw_cast(rng, casts.OVEREXPOSED),
+                                            MAROON if k % 2 else render.RED, seed=k))
+        swapped += colours.count(ink_colour.BLACK if red else ink_colour.RED)
+        read += colours.count(ink_colour.RED if red else ink_colour.BLACK)
+    assert swapped == 0
+    assert read >= 0.85 * 30 * 8
 
 
 def test_the_paper_white_is_balanced_to_grey() -> None:
