@@ -18,22 +18,23 @@ from typing import Any
 from .build import config_or_none
 
 
+def _whole(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} is a whole number, not {text!r}") from None
+
+
 def seat_from_one(text: str) -> int:
     """A seat typed on the command line, counted from 1 like everything spoken and shown."""
-    try:
-        seat = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a seat is a number counted from 1, not {text!r}") from None
+    seat = _whole(text, "a seat (counted from 1)")
     if seat < 1:
         raise argparse.ArgumentTypeError(f"seats are counted from 1 (seat 1 is the first), not {seat}")
     return seat
 
 
 def cards_count(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a count of cards is a whole number, not {text!r}") from None
+    count = _whole(text, "a count of cards")
     if count < 0:
         raise argparse.ArgumentTypeError(f"a count of cards is 0 or more, not {count}")
     return count

@@ -56,17 +56,23 @@ def test_no_glyph_is_read_the_other_colour_under_a_cast(cast: str, card: str, re
     assert other not in colours, colours
 
 
+def _swaps_and_reads(seed: int, photos: int, envelope: casts.CastRange = casts.CastRange()) -> tuple[int, int]:
+    """Glyphs read the other colour, and glyphs read right, over `photos` casts drawn from `envelope`."""
+    rng = random.Random(seed)
+    swapped = read = 0
+    for k in range(photos):
+        card = rng.choice(("5H", "8D", "5S", "8C"))
+        red = card[-1] in "HD"
+        colours = _suit_colours(_card_photo(card, casts.draw_cast(rng, envelope), MAROON if k % 2 else render.RED, seed=k))
+        swapped += colours.count(ink_colour.BLACK if red else ink_colour.RED)
+        read += colours.count(ink_colour.RED if red else ink_colour.BLACK)
+    return swapped, read
+
+
 def test_random_casts_never_swap_red_and_black() -> None:
     # 40 casts drawn from the whole envelope (lamp 2700-7500 K, white balance off by 15%, saturation 0.5-1.3, a
     # veil, noise, JPEG): a glyph may go unread, never the other colour
-    rng = random.Random(17)
-    swapped = read = 0
-    for k in range(40):
-        card = rng.choice(("5H", "8D", "5S", "8C"))
-        red = card[-1] in "HD"
-        colours = _suit_colours(_card_photo(card, casts.draw_cast(rng), MAROON if k % 2 else render.RED, seed=k))
-        swapped += colours.count(ink_colour.BLACK if red else ink_colour.RED)
-        read += colours.count(ink_colour.RED if red else ink_colour.BLACK)
+    swapped, read = _swaps_and_reads(17, 40)
     assert swapped == 0
     assert read >= 0.9 * 40 * 8
 
@@ -87,15 +93,7 @@ def test_paper_clipped_in_red_keeps_red_ink_red(cast: str, card: str, red: tuple
 
 
 def test_random_overexposed_casts_never_swap_red_and_black() -> None:
-    rng = random.Random(23)
-    swapped = read = 0
-    for k in range(30):
-        card = rng.choice(("5H", "8D", "5S", "8C"))
-        red = card[-1] in "HD"
-        colours = _suit_colours(_card_photo(card, casts.draw_cast(rng, casts.OVEREXPOSED),
-                                            MAROON if k % 2 else render.RED, seed=k))
-        swapped += colours.count(ink_colour.BLACK if red else ink_colour.RED)
-        read += colours.count(ink_colour.RED if red else ink_colour.BLACK)
+    swapped, read = _swaps_and_reads(23, 30, casts.OVEREXPOSED)
     assert swapped == 0
     assert read >= 0.85 * 30 * 8
 
