@@ -30,6 +30,9 @@ from tests.e2e.table_world import PAD_LINES, ScriptedGame, script_game, world_fo
 
 SECONDS = 60.0
 LATENCY_MS = 300.0       # [camera] latency_ms: the arbiter's hold-back for this run
+#: The bots' game: 44 contacts and 18 slap rulings in 60 s, none within 60 ms after a card (a 30 fps camera
+#: stamps a card at the first frame showing it; a slap closer than that cannot be placed against the card).
+SEED = 33
 
 
 def heard(run: TableRun, program: str = "espeak-ng") -> dict[str, list[int]]:
@@ -98,10 +101,10 @@ def run(seconds: float = SECONDS) -> list[str]:
              "median / p99 ms | card landed -> voice median / p99 ms |", "|---|---|---|---|---|"]
     heard_ms: list[list[float]] = []
     for pads in ("gpio", "gpiod", "mpr121"):
-        script = script_game("slapjack", 4, seed=11, seconds=seconds)
+        script = script_game("slapjack", 4, seed=SEED, seconds=seconds)
         with tempfile.TemporaryDirectory() as tmp:
             result = run_table(Path(tmp), table_config(pads, latency_ms=LATENCY_MS),
-                               world_for(script, pads=pads, seed=11), seconds=seconds + 2.0)
+                               world_for(script, pads=pads, seed=SEED), seconds=seconds + 2.0)
             if result.returncode != 0 or "Traceback" in result.stderr:
                 lines.append(f"| {pads} | FAILED (exit {result.returncode}) | | | |")
                 continue
