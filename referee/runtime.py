@@ -36,7 +36,7 @@ RulingObserver = Callable[[Ruling], None]
 GameListener = Callable[["TableRuntime"], None]
 
 PAUSE_KINDS = {"camera_lost": "camera", "unreadable": "unreadable"}
-#: A landing the camera is still reading this long is announced ("check the table"); judging keeps waiting for it.
+#: A landing the camera is still reading this long is announced ("check the table").
 READING_TOO_LONG_NS = 3 * S
 RESUME_KINDS = {"camera_back": "camera"}
 
@@ -74,7 +74,6 @@ class TableRuntime:
         self._not_before: int | None = None            # events stamped earlier belong to the game before
         self.quick_holdback_ns = quick_holdback_ns
         self._watermarks: dict[str, int] = {}           # source -> its latest Watermark
-        self._marked_at: dict[str, int] = {}            # source -> when that watermark arrived
         self._reading_told = False
         self._referee_now = 0
         self._set_game(session, recorder, self.clock() if started_ns is None else started_ns)
@@ -191,7 +190,7 @@ class TableRuntime:
         with self._lock:
             try:
                 if isinstance(item, Watermark):
-                    self._watermarks[source], self._marked_at[source] = item.t_ns, arrival_ns
+                    self._watermarks[source] = item.t_ns
                     item = None
                     self._check_reading(arrival_ns)
                 arrival_ns, now_ns = self.referee_clock(arrival_ns), self.referee_clock(now_ns)
@@ -214,18 +213,17 @@ class TableRuntime:
             self.over.set()
 
     def referee_clock(self, t_ns: int) -> int:
-        """The time the session is told it is at `t_ns`; its arbiter judges up to that minus its hold-back
-        (the camera's worst latency). While the camera vouches for time up to its watermark, judging runs up
-        to min(t - quick hold-back, watermark) instead: slaps wait for a card only while one is landing, and
-        for as long as the camera, still sending watermarks, says it is reading one (a ruling is never made
-        on a guess about a card in flight). A camera whose watermarks stop coming falls back to the hold-back
-        (and is reported lost). Never backwards; the journal records these times, so a replay judges the same."""
+        """The time the session is told it is at `t_ns`. Its arbiter judges up to that minus its hold-back
+        (the camera's worst latency). While the camera vouches for time up to its watermark, judging may
+        run up to min(t - quick hold-back, watermark) instead: slaps wait for a card only while one is
+        landing, never longer than the hold-back (a pile being taken away also opens a "landing", and must
+        not hold every slap after it until the next card). Never behind `t` itself, never backwards; the
+        journal records these times, so a replay judges exactly as the table did."""
         holdback = self.session.arbiter.holdback_ns
         if not self._watermarks or self.quick_holdback_ns is None or holdback is None:
             return t_ns
         vouched = min(t_ns - self.quick_holdback_ns, min(self._watermarks.values()))
-        fresh = all(t_ns - at <= holdback for at in self._marked_at.values())
-        self._referee_now = max(self._referee_now, vouched + holdback if fresh else max(t_ns, vouched + holdback))
+        self._referee_now = max(self._referee_now, t_ns, vouched + holdback)
         return self._referee_now
 
     def _check_reading(self, now_ns: int) -> None:
@@ -296,7 +294,6 @@ class TableRuntime:
     def _notice(self, notice: Notice) -> None:
         if notice.kind == "camera_lost":
             self._watermarks.clear()                # a lost camera vouches for nothing
-            self._marked_at.clear()
         if notice.kind in PAUSE_KINDS:
             self.paused.add(PAUSE_KINDS[notice.kind])
         if notice.kind in RESUME_KINDS:
