@@ -36,8 +36,6 @@ RulingObserver = Callable[[Ruling], None]
 GameListener = Callable[["TableRuntime"], None]
 
 PAUSE_KINDS = {"camera_lost": "camera", "unreadable": "unreadable"}
-#: A landing the camera is still reading this long is announced ("check the table").
-READING_TOO_LONG_NS = 3 * S
 RESUME_KINDS = {"camera_back": "camera"}
 
 
@@ -74,7 +72,6 @@ class TableRuntime:
         self._not_before: int | None = None            # events stamped earlier belong to the game before
         self.quick_holdback_ns = quick_holdback_ns
         self._watermarks: dict[str, int] = {}           # source -> its latest Watermark
-        self._reading_told = False
         self._referee_now = 0
         self._set_game(session, recorder, self.clock() if started_ns is None else started_ns)
 
@@ -192,7 +189,6 @@ class TableRuntime:
                 if isinstance(item, Watermark):
                     self._watermarks[source] = item.t_ns
                     item = None
-                    self._check_reading(arrival_ns)
                 arrival_ns, now_ns = self.referee_clock(arrival_ns), self.referee_clock(now_ns)
                 if item is not None:
                     self._take(item, source, arrival_ns)
@@ -225,15 +221,6 @@ class TableRuntime:
         vouched = min(t_ns - self.quick_holdback_ns, min(self._watermarks.values()))
         self._referee_now = max(self._referee_now, t_ns, vouched + holdback)
         return self._referee_now
-
-    def _check_reading(self, now_ns: int) -> None:
-        """Say once when the camera has been reading one landing for READING_TOO_LONG_NS."""
-        behind = now_ns - min(self._watermarks.values())
-        if behind < READING_TOO_LONG_NS:
-            self._reading_told = False
-        elif not self._reading_told:
-            self._reading_told = True
-            self._notice(Notice("check_table", "The camera cannot read the card on the pile: check the table"))
 
     def next_wake_ns(self) -> int | None:
         """When judging could next change without a new event (deadline or held event + hold-back,

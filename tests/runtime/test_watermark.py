@@ -60,14 +60,6 @@ def test_while_a_landing_is_being_read_slaps_wait_for_it() -> None:
     assert won(rt) == [0]                     # judged against the Jack, not as a false slap on the 5C
 
 
-def test_a_landing_the_camera_cannot_finish_reading_is_announced_once() -> None:
-    rt = table()
-    rt.step(CardSeen(Card.parse("2H"), 1000 * MS), "camera", 1060 * MS, now_ns=1060 * MS)
-    for now in range(1100, 6000, 33):
-        rt.step(Watermark(1099 * MS), "camera", now * MS, now_ns=now * MS)
-    assert len([u for u in rt.announcer.said if "cannot read" in u.text]) == 1
-
-
 def test_a_camera_that_falls_behind_holds_nothing_past_the_configured_hold_back() -> None:
     rt = table()
     rt.step(CardSeen(Card.parse("2H"), 1000 * MS), "camera", 1060 * MS, now_ns=1060 * MS)
