@@ -156,6 +156,55 @@ def integrity_report(db: sqlite3.Connection) -> list[str]:
     return problems
 
 
+def check_for_table(path: Path, *, deep: bool = True) -> bool:
+    """What opening `path` as a table's journal would refuse, found without creating or changing anything
+    (`referee run` and `--check`, before the table is built): a folder, a device, not a journal, a missing
+    or unwritable folder or file, and (`deep`) a damaged journal, by the quick_check opening would run.
+    True when the journal is new (created at the first game); JournalError saying why otherwise."""
+    new = check_file(path, create=True)
+    reason = read_only_reason(path) or _unwritable(path, new)
+    if reason is not None:
+        raise JournalError(f"{path} cannot be written: {reason}")
+    if deep and not new:
+        _quick_check_unchanged(path)
+    return new
+
+
+def _unwritable(path: Path, new: bool) -> str | None:
+    """Try what the journal will do (root passes every permission check, /proc takes no files): open the
+    file for writing, or make an unnamed file in its folder that vanishes when closed."""
+    import tempfile
+    try:
+        if new:
+            with tempfile.TemporaryFile(dir=path.parent if str(path.parent) else "."):
+                pass
+        else:
+            with open(path, "r+b"):
+                pass
+    except OSError as exc:
+        where = f"cannot create a file in {path.parent}" if new else "cannot open it for writing"
+        return f"{where} ({exc.strerror or type(exc).__name__})"
+    return None
+
+
+def _quick_check_unchanged(path: Path) -> None:
+    """quick_check, read-only. With no write-ahead log beside it (no writer) the file is opened immutable, so
+    SQLite leaves no -wal/-shm files behind; with one, it is opened as every reader opens it."""
+    from urllib.parse import quote
+
+    from .journal import Journal
+    if sidecars(path)[0].exists():
+        Journal(path, create=False).close()
+        return
+    db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1", uri=True)
+    try:
+        quick_check(db, path)
+    except sqlite3.DatabaseError as exc:
+        raise damaged(path, str(exc)) from None
+    finally:
+        db.close()
+
+
 def preflight(path: Path, min_free_mb: float = DEFAULT_MIN_FREE_MB) -> None:
     """Before a game: JournalWriteError if the folder is read-only or has less than `min_free_mb` of room."""
     reason = read_only_reason(path)
@@ -167,5 +216,6 @@ def preflight(path: Path, min_free_mb: float = DEFAULT_MIN_FREE_MB) -> None:
                                 f"{room / 2**20:.1f} MB left, a game needs {min_free_mb:g} MB")
 
 
-__all__ = ["room_bytes", "read_only_reason", "classify", "check_file", "quick_check", "integrity_report",
+__all__ = ["room_bytes", "read_only_reason", "classify", "check_file", "check_for_table", "quick_check",
+           "integrity_report",
            "preflight", "damaged", "sidecars", "DEFAULT_MIN_FREE_MB"]

@@ -67,73 +67,31 @@ def run(args: argparse.Namespace) -> int:
         for ok, line in lines:
             print(f"{'ok  ' if ok else 'FAIL'} {line}")
         return 0 if all(ok for ok, _ in lines) else 2
-    refused = [line for ok, line in preflight(config, dashboard=opts.dashboard) if not ok]
-    if refused:                                  # before anything is built, opened or created
+    # before anything is built, opened or created (the journal's opening runs its own quick_check)
+    refused = [line for ok, line in preflight(config, dashboard=opts.dashboard, deep=False) if not ok]
+    if refused:
         print(f"referee run: {refused[0]}", file=sys.stderr)
         return 2
     return run_table(config, opts)
 
 
-def preflight(config: TableConfig, *, dashboard: bool = True) -> list[tuple[bool, str]]:
+def preflight(config: TableConfig, *, dashboard: bool = True, deep: bool = True) -> list[tuple[bool, str]]:
     """What the config asks of this machine that it can refuse without touching anything: the journal
-    (the journal's own file checks, and its quick_check on an existing one) and a dashboard open to the
-    network without an operator PIN."""
-    return [journal_check(config.journal.path), *([bind_check(config)] if dashboard else [])]
+    (the journal's own file checks, and with `deep` the quick_check its opening runs anyway) and a
+    dashboard open to the network without an operator PIN."""
+    return [journal_check(config.journal.path, deep=deep), *([bind_check(config)] if dashboard else [])]
 
 
-def journal_check(path_text: str) -> tuple[bool, str]:
-    """The journal's file as `Journal` would judge it on opening: a folder, a device, a garbage or
-    damaged file (SQLite's quick_check), a missing or unwritable folder are refused; nothing is created."""
+def journal_check(path_text: str, *, deep: bool = True) -> tuple[bool, str]:
+    """The journal's file as opening it would judge it (`journal_health.check_for_table`), as a line."""
     from referee.journal import JournalError
-    from referee.journal_health import check_file, read_only_reason
+    from referee.journal_health import check_for_table
     path = Path(path_text)
     try:
-        new = check_file(path, create=True)
-        reason = read_only_reason(path) or _unwritable(path, new)
-        if reason is not None:
-            return False, f"[journal] path: {path} cannot be written: {reason}"
-        if not new:
-            _quick_check(path)
+        new = check_for_table(path, deep=deep)
     except JournalError as exc:
         return False, f"[journal] path: {str(exc).splitlines()[0]}"
     return True, f"journal: {path} ({'new, created at the first game' if new else 'sound'})"
-
-
-def _unwritable(path: Path, new: bool) -> str | None:
-    """Try what the journal will do (root passes every permission check, /proc takes no files): open the
-    file for writing, or make an unnamed file in its folder that vanishes when closed."""
-    import tempfile
-    try:
-        if new:
-            with tempfile.TemporaryFile(dir=path.parent if str(path.parent) else "."):
-                pass
-        else:
-            with open(path, "r+b"):
-                pass
-    except OSError as exc:
-        where = f"cannot create a file in {path.parent}" if new else "cannot open it for writing"
-        return f"{where} ({exc.strerror or type(exc).__name__})"
-    return None
-
-
-def _quick_check(path: Path) -> None:
-    """The journal's own quick_check, read-only. With no write-ahead log beside it (no writer) the file
-    is opened immutable, so SQLite leaves no -wal/-shm files behind."""
-    import sqlite3
-    from urllib.parse import quote
-
-    from referee.journal import Journal
-    from referee.journal_health import damaged, quick_check, sidecars
-    if sidecars(path)[0].exists():
-        Journal(path, create=False).close()      # a writer may be at work: open it as every reader does
-        return
-    db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1", uri=True)
-    try:
-        quick_check(db, path)
-    except sqlite3.DatabaseError as exc:
-        raise damaged(path, str(exc)) from None
-    finally:
-        db.close()
 
 
 def bind_check(config: TableConfig) -> tuple[bool, str]:
