@@ -67,10 +67,8 @@ class CameraEventSource:
 
     def __init__(self, open_camera: Callable[[], Any], pipeline: Any, *, frozen_after_s: float = 2.0,
                  name: str = "camera", clock: Callable[[], int] = time.monotonic_ns,
-                 on_frame: Callable[[Any, int], None] | None = None,
                  retry_s: tuple[float, float] = (0.5, 5.0)) -> None:
         self.name = name
-        self.on_frame = on_frame          # every frame with its capture stamp (evidence, dashboard)
         self.pipeline = pipeline
         self._reads_landings = hasattr(pipeline, "pending_since")   # a landing reader: reads `full` too
         self._open = open_camera
@@ -106,8 +104,6 @@ class CameraEventSource:
                         break
                     failures = 0
                     self._seen_frame()
-                    if self.on_frame is not None:
-                        self.on_frame(frame, t_ns)
                     for event in self._read(camera, frame, t_ns):
                         self._queue.put(event)
                     self._vouch(t_ns)

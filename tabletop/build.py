@@ -173,7 +173,6 @@ class Table:
     bots: Any = None
     pipeline: GamePipeline | None = None
     keeper: EvidenceKeeper | None = None
-    frame_listeners: list[Callable[[Any, int], None]] = field(default_factory=list)
     closers: list[Any] = field(default_factory=list)
 
     @property
@@ -245,7 +244,6 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
             started = started_at(book.game(recorder.game_no).started_ns, started)
         sources: list[Any] = [PadEventSource(pads)]
         observers: list[Any] = [LightsObserver(lights, patterns_for)]
-        listeners: list[Callable[[Any, int], None]] = []
         camera = build_camera(config, recognizer, world=world, clock=clock, controls=controls)
         pipeline = keeper = None
         if camera is not None:
@@ -254,9 +252,9 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
             if recorder is not None:
                 keeper = EvidenceKeeper(recorder)
                 observers.append(keeper)
-                listeners.append(keeper.add_frame)
-            sources.append(CameraEventSource(open_camera, pipeline, frozen_after_s=config.camera.frozen_after_s,
-                                             on_frame=lambda frame, t_ns: _fan_out(listeners, frame, t_ns)))
+                add_frame = keeper.add_frame
+                pipeline.readers.append(lambda frame, t_ns, _events: add_frame(frame, t_ns))
+            sources.append(CameraEventSource(open_camera, pipeline, frozen_after_s=config.camera.frozen_after_s))
         elif world is not None and config.camera.source == "sim":
             from .simulated import card_source
             sources.append(card_source(world, clock, seed=seed))
@@ -268,7 +266,7 @@ def build_table(config: TableConfig, *, pin_factory: Any = None, resume: bool = 
             watch = pipeline
             runtime.observers.append(lambda ruling: watch(ruling, runtime.game))
         table = Table(config, clock, runtime, pads, lights, announcer, book, world=world, pipeline=pipeline,
-                      keeper=keeper, frame_listeners=listeners)
+                      keeper=keeper)
         if world is not None:
             from .bots import Bots
             world.follow(session.game, clock())
@@ -292,12 +290,6 @@ def _opened(open_it: Callable[[], tuple[Any, Any]], config: TableConfig) -> tupl
         return open_it()
     except (LookupError, JournalError) as exc:
         raise TableSetupError(f"[journal] {config.journal.path}: {exc}") from None
-
-
-def _fan_out(listeners: list[Callable[[Any, int], None]], frame: Any, t_ns: int) -> None:
-    """A camera frame to everyone who keeps or shows frames (evidence, the dashboard)."""
-    for listener in list(listeners):
-        listener(frame, t_ns)
 
 
 def config_or_none(path: str, command: str) -> TableConfig | None:

@@ -62,7 +62,7 @@ class TableControls:
 class FramePublisher:
     """Camera frames to the page as JPEGs, each with what vision read on that very frame.
 
-    It is told each frame after the vision pipeline has read it (`GamePipeline.on_read`), so the overlay is
+    It is told each frame after the vision pipeline has read it (`GamePipeline.readers`), so the overlay is
     the camera's reading, never the game's state: the card named last (with its confidence and when it
     landed), `reading` while a landing is being read, `unreadable` when one could not be named, nothing once
     the pile is cleared or a new game begins. A frame goes out a few times a second, and at once whenever
@@ -129,7 +129,7 @@ def make_feed(table: Any, plan: GamePlan, kiosk: Any = None) -> TableFeed:
     feed.attach(table.runtime)
     if table.pipeline is not None:                   # a camera read by vision: its frames, with their readings
         frames = FramePublisher(feed, table)
-        table.pipeline.on_read = frames.on_read
+        table.pipeline.readers.append(frames.on_read)
         table.runtime.game_listeners.append(frames.new_game)
     return feed
 

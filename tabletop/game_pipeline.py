@@ -20,7 +20,7 @@ class GamePipeline:
         self._reset_at: int | None = None
         self._taken = False
         self._lock = threading.Lock()
-        self.on_read: Callable[[Any, int, list[Any]], None] | None = None   # each frame with what was read on it
+        self.readers: list[Callable[[Any, int, list[Any]], None]] = []   # told each frame with what was read on it
 
     def reset_from(self, t_ns: int) -> None:
         with self._lock:
@@ -53,8 +53,8 @@ class GamePipeline:
         events = self.pipeline.feed(frame, t_ns, *more)
         if events and self._taken:
             events = self._swept(events)
-        if self.on_read is not None:
-            self.on_read(frame, t_ns, events)
+        for reader in list(self.readers):   # evidence, the dashboard
+            reader(frame, t_ns, events)
         return events
 
     def _swept(self, events: list[Any]) -> list[Any]:
