@@ -127,7 +127,7 @@ def make_episode(seed: int) -> tuple[Episode, object]:
     """The episode's script, and a small renderer of the same table for hand / card masks."""
     import cv2
     from tabletop.scene_render import PileCard, SceneRenderer
-    from referee.cards import standard_deck
+    from referee.core.cards import standard_deck
 
     rng = random.Random(seed)
     style = rng.choices([s for s, _ in STYLES], [w for _, w in STYLES])[0]
@@ -269,7 +269,7 @@ class Tally:
 
 def score(ep: Episode, tally: Tally, seen: list[tuple[int, object]]) -> None:
     """Match one episode's CardSeen events (with the stamp of the frame that returned them) to its landings."""
-    from referee.events import CardSeen, CardUnreadable, PileCleared
+    from referee.core.events import CardSeen, CardUnreadable, PileCleared
     by_card = {c.card: c for c in ep.landings}
     tally.cleared += sum(1 for _, e in seen if isinstance(e, PileCleared))
     tally.sweeps += len(ep.sweeps)
@@ -309,7 +309,7 @@ def score(ep: Episode, tally: Tally, seen: list[tuple[int, object]]) -> None:
 def run_episodes(seeds: range | list[int], *, verbose: bool = False,
                  after: Callable[[Tally, Tally], None] | None = None) -> tuple[Tally, Tally]:
     """Both pipelines over the episodes of `seeds`, fed the same frames; `after(old, new)` after each episode."""
-    from referee.events import CardSeen, CardUnreadable, PileCleared
+    from referee.core.events import CardSeen, CardUnreadable, PileCleared
     from referee.vision.pipeline import CardPipeline, SettlePipeline
 
     old_t, new_t = Tally("settle (old)"), Tally("landing (new)")

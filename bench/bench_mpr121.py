@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 
 from hardware.pad_events import PadEvent  # noqa: E402
 from hardware.pads_mpr121 import Mpr121Pads  # noqa: E402
-from referee.events import Flinch, Slap  # noqa: E402
+from referee.core.events import Flinch, Slap  # noqa: E402
 from tests.hardware.fake_mpr121 import fakeos, go, table, table_spec, wait_until  # noqa: E402
 
 SEATS = 6

@@ -16,7 +16,7 @@
 2. Latency from an edge's stamp to each consumer, on gpiozero mock pins
    (TimedMockPin) stamped with `time.monotonic_ns()` at that moment: (a) the
    `on_slap` callback, (b) `PadSource.get()` in another thread, (c)
-   `referee.session.Session.submit()` returning the ruling (holdback 0,
+   `referee.core.session.Session.submit()` returning the ruling (holdback 0,
    slapjack). It leaves out the IRQ -> lgpio thread -> Python hop.
 """
 from __future__ import annotations
@@ -107,7 +107,7 @@ def _queue_path() -> list[int]:
 
 def _ruling_path() -> tuple[list[int], int] | None:
     try:
-        from referee.session import Session
+        from referee.core.session import Session
     except ImportError:
         return None
     pads, pins = _pads()
@@ -311,7 +311,7 @@ def run() -> list[str]:
     lines.append(_stats("edge -> get() in a consumer thread", _queue_path()))
     ruled = _ruling_path()
     if ruled is None:
-        lines += ["", "(referee.session not importable: stopped at event delivery)"]
+        lines += ["", "(referee.core.session not importable: stopped at event delivery)"]
     else:
         samples, unjudged = ruled
         if samples:

@@ -13,12 +13,12 @@ import statistics
 import threading
 import time
 
-from referee.cards import Card
-from referee.events import MS, CardSeen
-from referee.ports import Utterance
-from referee.runtime import TableRuntime
-from referee.session import Session
-from referee.sources import QueueSource
+from referee.core.cards import Card
+from referee.core.events import MS, CardSeen
+from referee.table.ports import Utterance
+from referee.table.runtime import TableRuntime
+from referee.core.session import Session
+from referee.table.sources import QueueSource
 
 HOLDBACK_MS = 50
 CAMERA_LATENCY_MS = 30
@@ -50,7 +50,7 @@ def one_slap_trial() -> int:
         landed = time.monotonic_ns()
         time.sleep(0.02)
         slap_t = time.monotonic_ns()
-        from referee.events import Slap
+        from referee.core.events import Slap
         source.put(Slap(0, slap_t))
         time.sleep(CAMERA_LATENCY_MS / 1000 - 0.02)
         source.put(CardSeen(Card.parse("JS"), landed))       # the camera reports the Jack after the slap

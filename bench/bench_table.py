@@ -23,7 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee.events import Slap  # noqa: E402
+from referee.core.events import Slap  # noqa: E402
 from referee.journal import Journal  # noqa: E402
 from tests.e2e.real_table import TableRun, run_table, table_config  # noqa: E402
 from tests.e2e.table_world import PAD_LINES, ScriptedGame, script_game, world_for  # noqa: E402

@@ -66,8 +66,8 @@ def eval_photos(dataset: str, method: str) -> tuple[str, str]:
 
 def pile_sequence(seed: int = 7, row: bool = False, n_cards: int = 52, hands: float = 0.2) -> list[str]:
     """Drop a shuffled deck; count cards named correctly in order and the CardSeen delay."""
-    from referee.cards import standard_deck
-    from referee.events import CardSeen, CardUnreadable
+    from referee.core.cards import standard_deck
+    from referee.core.events import CardSeen, CardUnreadable
     from referee.vision.pipeline import CardPipeline
     from referee.vision.simulate import PileSimulator
 

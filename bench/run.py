@@ -22,10 +22,10 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee.arbiter import Arbiter  # noqa: E402
-from referee.events import Event  # noqa: E402
-from referee.rules import GAMES  # noqa: E402
-from referee.session import Session  # noqa: E402
+from referee.core.arbiter import Arbiter  # noqa: E402
+from referee.core.events import Event  # noqa: E402
+from referee.core.rules import GAMES  # noqa: E402
+from referee.core.session import Session  # noqa: E402
 from referee.sim.table import SimTable  # noqa: E402
 
 PLAYERS = {"slapstick": 3}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from referee.ports import Utterance
+from referee.table.ports import Utterance
 
 from .ui import Prompter
 

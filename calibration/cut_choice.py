@@ -17,7 +17,7 @@ from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
-from referee.cards import JOKER, Card
+from referee.core.cards import JOKER, Card
 from referee.vision.deck_store import (NO_INDEX_SURE, NOT_INDEX, DeckStore, disagreeing, framed_candidates, mark_rows,
                                       stock_first, stock_read, store_after)
 from referee.vision.index_detect import Candidate, Frame

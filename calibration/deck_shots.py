@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from hardware.camera import IMAGE_SUFFIXES
-from referee.cards import Card, CardError
+from referee.core.cards import Card, CardError
 
 from .card_crop import crop_card
 from .deck_store import Shot

@@ -1,7 +1,7 @@
 """Which cards make up a deck: the lists calibration checks a deck against."""
 from __future__ import annotations
 
-from referee.cards import JOKER, RANKS, SUITS, Card
+from referee.core.cards import JOKER, RANKS, SUITS, Card
 
 
 def _ranks(ranks: tuple[str, ...]) -> list[str]:

@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Sequence
 import cv2
 import numpy as np
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, labelled, relit
 
 from .cut_choice import CutCheck, StoreLook, apply, choose_cuts

@@ -19,7 +19,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from referee.events import Slap
+from referee.core.events import Slap
 
 from hardware.pad_events import PadEvent
 from hardware.pad_source import PadSource

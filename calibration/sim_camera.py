@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision.simulate import PileSimulator
 
 Frame = tuple[np.ndarray, int]

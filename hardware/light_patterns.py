@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.ports import PATTERNS
-from referee.rulings import Ruling
+from referee.table.ports import PATTERNS
+from referee.core.rulings import Ruling
 
 Color = tuple[float, float, float]
 

@@ -28,7 +28,7 @@ class BadSeat(LightsError, ValueError):
 
 
 class UnknownPattern(LightsError, ValueError):
-    """A pattern name that is not one of `referee.ports.PATTERNS`."""
+    """A pattern name that is not one of `referee.table.ports.PATTERNS`."""
 
 
 class LightsClosed(LightsError, RuntimeError):

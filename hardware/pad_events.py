@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Union
 
-from referee.events import Flinch, Press, Slap
+from referee.core.events import Flinch, Press, Slap
 
 PadSeatEvent = Union[Slap, Flinch, Press]
 NoticeKind = Literal["stuck", "unstuck", "lost_edges", "overcurrent"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, NamedTuple, Union
 
-from referee.events import Flinch, Press, Slap
+from referee.core.events import Flinch, Press, Slap
 
 from .pad_errors import PadConfigError
 from .pad_events import PadEvent, PadNotice, spoken_pad

@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Callable, Iterator
 
-from referee.events import Flinch, Press, Slap
+from referee.core.events import Flinch, Press, Slap
 
 from .pad_errors import PadClosed
 from .pad_events import PadEvent, PadNotice

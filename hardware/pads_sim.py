@@ -17,7 +17,7 @@ from typing import Sequence
 from .pad_logic import Channel, Kind, PadLogic
 from .pad_source import Clock, PadSource
 from .pad_timing import PadTiming
-from referee.events import MS
+from referee.core.events import MS
 
 
 class SimPads(PadSource):

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from referee.ports import Utterance
+from referee.table.ports import Utterance
 
 from .audio_device import playable_device
 from .sound_files import CHIMES, KIND_TONES, SAMPLE_RATE, chime_notes, speak_argv, write_silence, write_tone

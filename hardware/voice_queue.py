@@ -15,7 +15,7 @@ import threading
 from collections import deque
 from typing import Protocol, Self, Sequence
 
-from referee.ports import Utterance
+from referee.table.ports import Utterance
 
 log = logging.getLogger("hardware.voice")
 

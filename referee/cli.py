@@ -35,7 +35,7 @@ def _unavailable(name: str, reason: str) -> Callable[[argparse._SubParsersAction
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .journal_cmds import DEFAULT_JOURNAL_RULE, default_journal_path
+    from .commands.journal import DEFAULT_JOURNAL_RULE, default_journal_path
     parser = argparse.ArgumentParser(
         prog="referee", description="Tabletop Referee for slap card games.",
         epilog=f"The journal: without --journal, `demo` writes and `disputes`, `review`, `journal` and "
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
                f"from 1 wherever you read or type them; scenario files and --json count from 0.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from . import journal_cmds, replay_cmd, simulate_cmd
+    from .commands import journal as journal_cmds, replay as replay_cmd, simulate as simulate_cmd
     replay_cmd.add_parser(sub)
     simulate_cmd.add_parser(sub)
     journal_cmds.add_parser(sub)          # disputes, review, journal (check, export)

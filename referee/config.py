@@ -15,8 +15,8 @@ from typing import Any, Mapping
 
 from . import strict_toml
 from .strict_toml import spec, spec_of
-from .options import OptionError, validate
-from .rules import SetupError, UnknownGame, find_game
+from .core.options import OptionError, validate
+from .core.rules import SetupError, UnknownGame, find_game
 
 
 class ConfigError(ValueError):

@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 from hardware.pad_events import PadNotice
 from hardware.pad_source import PadSource
-from referee.events import Event
-from referee.ports import Notice, Watermark
-from referee.rulings import Ruling
+from referee.core.events import Event
+from referee.table.ports import Notice, Watermark
+from referee.core.rulings import Ruling
 
 NOTICE_KINDS = {"stuck": "pad_stuck", "unstuck": "pad_ok", "lost_edges": "check_table", "overcurrent": "check_table"}
 

@@ -20,9 +20,9 @@ import random
 import threading
 from typing import Any, Callable
 
-from referee.events import MS, S
-from referee.rules.slapstick import Slapstick
-from referee.rulings import Ruling
+from referee.core.events import MS, S
+from referee.core.rules.slapstick import Slapstick
+from referee.core.rulings import Ruling
 from referee.sim.table import BotProfile
 
 from .clock import TableClock

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from referee.config import GameConfig, TableConfig
-from referee.events import MS
-from referee.ports import SILENT_KEEP, MemoryAnnouncer, NullLights
-from referee.rulings import Ruling
-from referee.runtime import TableRuntime
+from referee.core.events import MS
+from referee.table.ports import SILENT_KEEP, MemoryAnnouncer, NullLights
+from referee.core.rulings import Ruling
+from referee.table.runtime import TableRuntime
 
 from .adapters import CameraEventSource, LightsObserver, PadEventSource
 from .clock import TableClock

@@ -6,9 +6,9 @@ import logging
 import time
 from typing import Any
 
-from referee.cards import Card
-from referee.events import CardSeen, CardUnreadable, PileCleared
-from referee.live import TableFeed
+from referee.core.cards import Card
+from referee.core.events import CardSeen, CardUnreadable, PileCleared
+from referee.table.live import TableFeed
 
 from .game_setup import GamePlan
 

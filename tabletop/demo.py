@@ -16,7 +16,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from referee import journal_cmds
+from referee.commands import journal as journal_cmds
 from referee.config import PadsConfig, TableConfig, parse
 
 from .kiosk import VISITOR_TIMES, HighScores  # noqa: F401  (the demo's visitors and high scores)

@@ -11,8 +11,8 @@ import os
 import sys
 
 from referee.config import ConfigError, load
-from referee.journal_cmds import journal_help
-from referee.rules import GAMES
+from referee.commands.journal import journal_help
+from referee.core.rules import GAMES
 
 from .demo import DEMO_KEEP_GAMES, HEADLESS_SPEED, default_journal_path, demo_config, has_speaker
 from .table_loop import RunOptions, run_table

@@ -11,7 +11,7 @@ import threading
 from collections import deque
 from typing import Any
 
-from referee.rulings import Ruling
+from referee.core.rulings import Ruling
 
 SLAP_RULINGS = {"wins_pile", "picks_up", "false_slap", "slap_again"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from referee.events import CardSeen, CardUnreadable, PileCleared
-from referee.rulings import Ruling
+from referee.core.events import CardSeen, CardUnreadable, PileCleared
+from referee.core.rulings import Ruling
 
 
 class GamePipeline:

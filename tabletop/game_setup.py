@@ -12,9 +12,9 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from referee.config import GameConfig, TableConfig
-from referee.events import MS
-from referee.rules import GAMES, SetupError, find_game
-from referee.session import Session, build_game
+from referee.core.events import MS
+from referee.core.rules import GAMES, SetupError, find_game
+from referee.core.session import Session, build_game
 
 DEMO_PLAYERS = {"slapstick": 3}     # a demo game played with other than the configured seats
 

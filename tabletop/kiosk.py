@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from hardware.pad_events import PadEvent
-from referee.events import MS, Press
-from referee.rulings import Ruling
+from referee.core.events import MS, Press
+from referee.core.rulings import Ruling
 
 VISITOR_TIMES = 20  # reaction times kept per visitor at the table (their last 5 are shown)
 

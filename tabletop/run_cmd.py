@@ -85,7 +85,7 @@ def preflight(config: TableConfig, *, dashboard: bool = True, deep: bool = True)
 def journal_check(path_text: str, *, deep: bool = True) -> tuple[bool, str]:
     """The journal's file as opening it would judge it (`journal_health.check_for_table`), as a line."""
     from referee.journal import JournalError
-    from referee.journal_health import check_for_table
+    from referee.journal.health import check_for_table
     path = Path(path_text)
     try:
         new = check_for_table(path, deep=deep)

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Sequence
 import cv2
 import numpy as np
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import render
 
 #: Skin tones (BGR) the hands are drawn in, one per seat in turn.

@@ -21,9 +21,9 @@ import threading
 import time
 from typing import Any, Iterator
 
-from referee.cards import Card
-from referee.events import MS, CardSeen, Event
-from referee.ports import Notice
+from referee.core.cards import Card
+from referee.core.events import MS, CardSeen, Event
+from referee.table.ports import Notice
 
 from .clock import TableClock
 from .scene_render import LANDING_NS, SceneRenderer

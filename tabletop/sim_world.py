@@ -24,10 +24,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from referee.cards import Card
-from referee.events import MS, S, CardSeen
-from referee.rules import Game, TableError
-from referee.rules.slapstick import Slapstick
+from referee.core.cards import Card
+from referee.core.events import MS, S, CardSeen
+from referee.core.rules import Game, TableError
+from referee.core.rules.slapstick import Slapstick
 
 log = logging.getLogger(__name__)
 

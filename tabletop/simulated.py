@@ -12,7 +12,7 @@ import random
 from typing import Any, Callable
 
 from referee.config import TableConfig
-from referee.events import US
+from referee.core.events import US
 
 from .clock import TableClock
 from .sim_camera import RenderedCamera, WorldCardSource

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from referee.config import TableConfig
-from referee.events import S
-from referee.rulings import Ruling
+from referee.core.events import S
+from referee.core.rulings import Ruling
 from referee.sim.table import GameResult
 
 from .build import Table, TableSetupError, build_table

@@ -32,7 +32,7 @@ def test_import_contracts_are_kept() -> None:
 
 
 def test_loading_the_rules_pulls_in_nothing_heavy() -> None:
-    code = ("import sys, referee.rules, referee.session, referee.scenario, referee.sim.table;"
+    code = ("import sys, referee.core.rules, referee.core.session, referee.core.scenario, referee.sim.table;"
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(HEAVY)!r}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"

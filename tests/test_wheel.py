@@ -103,7 +103,7 @@ def lend(dists: list[metadata.Distribution], folder: Path) -> None:
 def render_card(path: Path) -> None:
     import cv2
 
-    from referee.cards import Card
+    from referee.core.cards import Card
     from referee.vision import render
 
     img = render.random_table(random.Random(3), (480, 480))

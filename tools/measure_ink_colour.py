@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.cards import Card  # noqa: E402
+from referee.core.cards import Card  # noqa: E402
 from referee.vision import casts, ink_colour, render  # noqa: E402
 from referee.vision.index_detect import glyph_contrasts, prepare  # noqa: E402
 

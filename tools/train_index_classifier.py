@@ -50,7 +50,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.cards import JOKER, Card, standard_deck  # noqa: E402
+from referee.core.cards import JOKER, Card, standard_deck  # noqa: E402
 from referee.vision import glyphs, render  # noqa: E402
 from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, IndexMLP  # noqa: E402
 from referee.vision.index_detect import (RANK_PATCH, SUIT_PATCH, Candidate, Frame, blur3,  # noqa: E402

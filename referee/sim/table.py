@@ -14,11 +14,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..events import MS, S, Event, Flinch, Play, Press, Slap, TimeUp
-from ..rules.slapstick import Slapstick
-from ..rules.state import Window
-from ..rulings import Ruling
-from ..session import Session
+from ..core.events import MS, S, Event, Flinch, Play, Press, Slap, TimeUp
+from ..core.rules.slapstick import Slapstick
+from ..core.rules.state import Window
+from ..core.rulings import Ruling
+from ..core.session import Session
 
 
 @dataclass(frozen=True)

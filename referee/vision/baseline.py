@@ -11,7 +11,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..cards import RANKS, SUITS, Card
+from ..core.cards import RANKS, SUITS, Card
 from .glyphs import FONTS, draw_suit, text_mask
 from .recognize import Detection
 

@@ -65,7 +65,7 @@ class IndexMLP:
         if len(x) == 0:
             return np.zeros((0, len(RANK_CLASSES))), np.zeros((0, len(SUIT_CLASSES)))
         if self.fill_width:
-            from .index_detect import fill_rank_widths  # OpenCV: vision only, not needed to load a model
+            from .index_detect import fill_rank_widths   # OpenCV: vision only, not needed to load a model
 
             x = fill_rank_widths(x)
         h = self.hidden(x.astype(np.float32))

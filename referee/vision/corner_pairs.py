@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ..cards import Card
+from ..core.cards import Card
 from .index_detect import Candidate
 
 PAIR_FLOOR = 0.5          # each corner's own reading names the card at least as likely as not

@@ -52,7 +52,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 import cv2
 import numpy as np
 
-from ..cards import JOKER, Card
+from ..core.cards import JOKER, Card
 from .classifier import NO_INDEX as NO_INDEX_CLASS
 from .classifier import AgreeingPair, IndexModel, default_model
 from .deck_reader import NOT_INDEX, adapt_pair, pair_arrays, pair_from_arrays

@@ -16,7 +16,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from ..cards import Card
+from ..core.cards import Card
 from .recognize import Detection
 
 WATCH_WIDTH = 160          # thumbnail width (px) of the pile region the watch loop compares

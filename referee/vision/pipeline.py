@@ -28,8 +28,8 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from ..cards import Card
-from ..events import CardSeen, CardUnreadable, Event, PileCleared
+from ..core.cards import Card
+from ..core.events import CardSeen, CardUnreadable, Event, PileCleared
 from . import landing
 from .landing_stamp import LandingFrames
 from .settle import (CHANGE_SLACK, CLOSER_MAX_SHARE, PIPELINE_MIN_CONFIDENCE, UNREADABLE_HINT, ChangeBox,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..cards import JOKER, Card
+from ..core.cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
 from .consistency import (fine_rank, has_three_waist, jack_shaped, plausible, six_not_five, six_or_eight,
                           suit_shaped, ten_shaped, three_shaped)

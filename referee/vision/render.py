@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from ..cards import Card
+from ..core.cards import Card
 from .glyphs import FONTS, draw_suit, monogram_mask, paste_mask, ten_aspect, text_mask
 
 RED = (40, 40, 205)

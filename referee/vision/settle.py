@@ -18,8 +18,8 @@ from typing import Callable, Sequence
 import cv2
 import numpy as np
 
-from ..cards import Card
-from ..events import CardSeen, CardUnreadable, Event, PileCleared
+from ..core.cards import Card
+from ..core.events import CardSeen, CardUnreadable, Event, PileCleared
 from .index_detect import WORK_SIDE
 from .recognize import MIN_CONFIDENCE, SUIT_PARTNER, Detection, recognize
 

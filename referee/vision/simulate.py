@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 import cv2
 import numpy as np
 
-from ..cards import Card
+from ..core.cards import Card
 from . import render
 
 

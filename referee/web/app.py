@@ -25,7 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..live import OperatorDenied, TableFeed
+from ..table.live import OperatorDenied, TableFeed
 from . import review_api
 from .guard import MAX_BODY, HTTPProblem, PinGuard, client_host, read_json
 from .params import OPERATOR, VISITOR, check_params

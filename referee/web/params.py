@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from ..cards import Card, CardError
-from ..rules import GAMES
+from ..core.cards import Card, CardError
+from ..core.rules import GAMES
 from .guard import HTTPProblem, show
 
 MAX_SEATS = 20               # when no game is running: the most any game seats

@@ -1,6 +1,6 @@
 """The review page's data: the journal's games, their disputes, and evidence sheets as PNG.
 
-Sheets are drawn by `referee.review` (the same renderer as `referee review`),
+Sheets are drawn by `referee.journal.evidence_sheet` (the same renderer as `referee review`),
 on demand, in a worker thread; each request opens the journal read-only
 (SQLite WAL lets it read while the table writes), checking only its header.
 The review is for this machine's screen: a client from the network needs the
@@ -18,8 +18,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..journal import Journal, JournalError, UnknownRecord
-from ..journal_cmds import ruling_row
-from ..rulings import seat_name
+from ..commands.journal import ruling_row
+from ..core.rulings import seat_name
 from .guard import HTTPProblem, client_host, is_loopback
 
 NO_STORE = {"Cache-Control": "no-store"}
@@ -36,7 +36,7 @@ def _number(text: str) -> int | None:
 
 def _title(game_id: str) -> str:
     """A game's name as people read it ("Irish Snap"), its id if it is not known here."""
-    from ..rules import GAMES
+    from ..core.rules import GAMES
     return GAMES[game_id].title if game_id in GAMES else game_id
 
 
@@ -73,8 +73,8 @@ def list_rulings(path: str, game_no: int) -> dict[str, Any]:
 
 
 def sheet_png(path: str, game_no: int, ruling_id: int) -> bytes:
-    """The evidence sheet of one ruling, drawn by `referee.review` (needs OpenCV)."""
-    from .. import review   # cv2 is imported only when a sheet is drawn
+    """The evidence sheet of one ruling, drawn by `referee.journal.evidence_sheet` (needs OpenCV)."""
+    from ..journal import evidence_sheet as review   # cv2 is imported only when a sheet is drawn
 
     with _open(path) as journal:
         facts = review.gather(journal, game_no, ruling_id)

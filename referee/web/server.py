@@ -20,7 +20,7 @@ from typing import Any
 
 import uvicorn
 
-from ..live import TableFeed
+from ..table.live import TableFeed
 from .app import create_app
 from .guard import is_loopback
 from .protocol import TimedH11Protocol

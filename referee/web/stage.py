@@ -13,11 +13,11 @@ import threading
 import time
 from typing import Any, Callable
 
-from ..cards import Card
-from ..events import MS, S, Event, Press, Slap
-from ..live import TableFeed
-from ..runtime import TableRuntime
-from ..session import Session
+from ..core.cards import Card
+from ..core.events import MS, S, Event, Press, Slap
+from ..table.live import TableFeed
+from ..table.runtime import TableRuntime
+from ..core.session import Session
 from ..sim.table import SimTable
 
 HOLDBACK_MS = 120.0
@@ -126,7 +126,7 @@ class StageTable:
         record("highscores", self.highscores)
 
     def _change_game(self, game: str) -> str:
-        from ..rules import GAMES
+        from ..core.rules import GAMES
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}")
         self.feed.extra["next_game"] = game

@@ -16,7 +16,7 @@ from typing import Any, AsyncIterator
 
 from starlette.concurrency import run_in_threadpool
 
-from ..live import TableFeed
+from ..table.live import TableFeed
 
 KEEPALIVE_S = 15.0
 

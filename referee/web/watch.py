@@ -13,7 +13,7 @@ import logging
 import threading
 from typing import Any
 
-from ..live import TableFeed
+from ..table.live import TableFeed
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from calibration.deck_shots import folder_shots, name_from_file, split
 from calibration.cut_choice import CUTS
 from calibration.deck_store import DeckStore, Shot, upright
 from calibration.decks import deck_cards
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision.recognize import Detection
 
 from .conftest import piatnik

@@ -22,7 +22,7 @@ import pytest
 from calibration.cut_choice import CUTS
 from calibration.labelled_scenes import (SceneError, fit_scenes, label_image, labelled_images, read_scenes,
                                          split_by_name)
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import faint_marks, render
 from referee.vision.deck_store import (NOT_INDEX, VETO, DeckStore, Shot, disagreeing, framed_candidates,
                                       stock_first, stock_read, store_after)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hardware.voice import EspeakAnnouncer, SubprocessRunner
-from referee.ports import Utterance
+from referee.table.ports import Utterance
 from tests.deploy.fake_sound import HDMI, HEADPHONES, USB, pipewire_login, records, sound_world
 
 LIMIT = 10.0          # a generous bound for waits on the worker thread, never a timing check

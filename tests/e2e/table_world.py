@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.events import MS, Event, Play, Press, Slap
-from referee.rulings import Ruling
-from referee.session import Session, build_game
+from referee.core.events import MS, Event, Play, Press, Slap
+from referee.core.rulings import Ruling
+from referee.core.session import Session, build_game
 from referee.sim.table import SimConfig, SimTable
 
 #: Pad GPIO lines per seat, as in deploy/table.example.toml and hardware/pins.py.

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from referee.config import GameConfig, TableConfig
-from referee.events import MS, CardSeen, Slap
+from referee.core.events import MS, CardSeen, Slap
 from referee.journal import Journal
 from tabletop.build import build_table
 from tabletop.clock import TableClock
@@ -138,7 +138,7 @@ def _won(rulings: list[Any]) -> Any:
 
 
 def test_only_winning_reaction_times_are_high_scores(tmp_path: Path) -> None:
-    from referee.rulings import Ruling
+    from referee.core.rulings import Ruling
     bots = SimpleNamespace(visitors=set(), visitor_slap=lambda seat: 250.0)
     runtime = SimpleNamespace(game=SimpleNamespace(n=4, game_id="irish-snap"), observers=[])
     kiosk = Kiosk(SimpleNamespace(bots=bots, runtime=runtime), tmp_path / "demo.db")

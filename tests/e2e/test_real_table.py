@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.events import Slap
+from referee.core.events import Slap
 from referee.journal import Journal
 from tests.e2e.real_table import FAKEOS, TableRun, run_table, table_config
 from tests.e2e.table_world import PAD_LINES, ScriptedGame, script_game, world_for

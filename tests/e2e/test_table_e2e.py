@@ -16,7 +16,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hardware.pins import DEFAULT_LIGHT_PINS, DEFAULT_STATUS_PINS
 from referee.config import parse
 from referee.journal import Journal, resume
-from referee.rules import GAMES
+from referee.core.rules import GAMES
 from tabletop.build import build_table
 from tabletop.clock import TableClock
 

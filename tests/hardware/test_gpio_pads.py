@@ -15,7 +15,7 @@ from hardware.mock_pins import TimedMockPin
 from hardware.pad_errors import PadClockWarning, PadClosed, PadError, UntimedPadsWarning, UntimedPinFactory
 from hardware.pad_timing import PadTiming
 from hardware.pads import GpioPads
-from referee.events import MS, US, Press, Slap, order_key
+from referee.core.events import MS, US, Press, Slap, order_key
 
 from .conftest import FakeOS, KernelTap, bouncing_contacts, check_slaps
 

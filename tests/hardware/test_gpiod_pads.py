@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from hardware.pads_gpiod import GpiodPads
-from referee.events import MS, US, Press, Slap
+from referee.core.events import MS, US, Press, Slap
 
 from .conftest import FakeOS, KernelTap, bouncing_contacts, check_slaps
 

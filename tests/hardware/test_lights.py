@@ -10,8 +10,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hardware.light_patterns import LIGHT_PATTERNS, patterns_for
 from hardware.lights import (BadSeat, LightsClosed, LightsConfigError, LightsError, RgbLights,
                              UnknownPattern)
-from referee.ports import PATTERNS, Lights
-from referee.rulings import KINDS, Ruling
+from referee.table.ports import PATTERNS, Lights
+from referee.core.rulings import KINDS, Ruling
 
 SEAT0, SEAT1, STATUS = (7, 8, 9), (10, 11, 14), (5, 6, 16)
 

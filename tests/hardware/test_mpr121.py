@@ -16,7 +16,7 @@ from hardware.mpr121 import MPR121, MPR121Config
 from hardware.pad_errors import PadConfigError
 from hardware.pad_events import PadEvent
 from hardware.pads_mpr121 import Mpr121Pads
-from referee.events import Flinch, Press, Slap
+from referee.core.events import Flinch, Press, Slap
 
 from .fake_mpr121 import fakeos, go, table, table_spec, wait_until
 

@@ -11,7 +11,7 @@ from hardware.pad_errors import PadConfigError
 from hardware.pad_events import PadEvent, PadNotice
 from hardware.pad_logic import Channel, PadLogic
 from hardware.pad_timing import PadTiming
-from referee.events import MS, S, Slap
+from referee.core.events import MS, S, Slap
 
 SLAP0 = Channel(0)
 

@@ -9,7 +9,7 @@ from hardware.pad_errors import PadConfigError
 from hardware.pad_timing import PadTiming
 from hardware.pads_keyboard import KeyboardPads
 from hardware.pads_sim import SimPads
-from referee.events import MS, S, US, Flinch, Press, Slap, order_key
+from referee.core.events import MS, S, US, Flinch, Press, Slap, order_key
 
 T0 = 10 * S
 

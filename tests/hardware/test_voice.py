@@ -21,7 +21,7 @@ import pytest
 
 from hardware.voice import (INSTALL_HINT, AnnouncerClosed, AudioUnavailable, EspeakAnnouncer, FileAnnouncer,
                             SilentAnnouncer, SubprocessRunner, VoiceConfigError, VoiceError, write_tone)
-from referee.ports import Announcer, Utterance
+from referee.table.ports import Announcer, Utterance
 
 LIMIT = 10.0          # a generous bound for waits on the worker thread, never a timing check
 

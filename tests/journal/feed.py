@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from referee.events import MS, Event, Play, Slap
+from referee.core.events import MS, Event, Play, Slap
 
 GAME = "slapjack"
 PLAYERS = 4

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import journal_cmds
+from referee.commands import journal as journal_cmds
 from referee.cli import main
 from tabletop import demo
 from tests.journal.test_replay_cli import dead_heat_game

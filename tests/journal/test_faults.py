@@ -22,7 +22,7 @@ import pytest
 from referee.journal import (Finish, Journal, JournalDamaged, JournalError, JournalWriteError, Recorder, Tick,
                              integrity_report)
 from referee.cli import main
-from referee.journal_cmds import replay_from_journal
+from referee.commands.journal import replay_from_journal
 from tests.conftest import ROOT
 from tests.journal.conftest import play
 from tests.journal.feed import stream

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.cards import Card
-from referee.events import MS, CardSeen, CardUnreadable, Flinch, PileCleared, Play, Press, Slap, TimeUp
+from referee.core.cards import Card
+from referee.core.events import MS, CardSeen, CardUnreadable, Flinch, PileCleared, Play, Press, Slap, TimeUp
 from referee.journal import (SCHEMA_VERSION, Finish, Journal, JournalError, Tick, UnknownRecord, normal_fields,
                              ruling_key)
-from referee.rulings import Ruling
+from referee.core.rulings import Ruling
 from tests.conftest import ROOT
 from tests.journal.conftest import play
 
@@ -147,7 +147,7 @@ def test_recorder_journals_every_ruling_and_the_late_margin(journal: Journal) ->
 
 
 def test_importing_the_journal_pulls_in_no_opencv() -> None:
-    code = ("import sys, referee.journal, referee.journal_cmds;"
+    code = ("import sys, referee.journal, referee.commands.journal;"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('cv2', 'numpy')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "[]"
@@ -157,7 +157,7 @@ def test_the_judging_thread_may_write_a_journal_opened_elsewhere(tmp_path) -> No
     """`referee run` opens the journal on the main thread and judges on another."""
     import threading
 
-    from referee.events import Slap
+    from referee.core.events import Slap
     from referee.journal import Journal
 
     journal = Journal(tmp_path / "j.db")

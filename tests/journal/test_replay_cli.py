@@ -15,13 +15,13 @@ import cv2
 import numpy as np
 import pytest
 
-from referee import journal_cmds
-from referee.cards import Card
-from referee.events import MS, Play, Slap
+from referee.commands import journal as journal_cmds
+from referee.core.cards import Card
+from referee.core.events import MS, Play, Slap
 from referee.journal import Journal, Recorder
 from tests.conftest import ROOT
 
-CLI = ("import sys, argparse; from referee import journal_cmds as j;"
+CLI = ("import sys, argparse; from referee.commands import journal as j;"
        "p = argparse.ArgumentParser(prog='referee'); s = p.add_subparsers(); j.add_parser(s);"
        "r = s.add_parser('replay'); j.add_replay_journal_arguments(r); r.set_defaults(run=j.run_replay_journal);"
        "a = p.parse_args(sys.argv[1:]); sys.exit(a.run(a))")
@@ -118,7 +118,7 @@ def test_review_draws_a_sheet_with_and_without_a_frame(tmp_path: Path, capsys: p
 
 
 def test_review_timeline_is_relative_to_the_card(tmp_path: Path) -> None:
-    from referee import review
+    from referee.journal import evidence_sheet as review
     path = tmp_path / "j.db"
     game, win_id = dead_heat_game(path)
     with Journal(path) as journal:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.events import Event
+from referee.core.events import Event
 from referee.journal import Journal, Recorder, ResumeMismatch, Tick, resume, ruling_key
-from referee.session import Session
+from referee.core.session import Session
 from tests.conftest import ROOT
 from tests.journal.conftest import play
 from tests.journal.feed import GAME, HOLDBACK_NS, PLAYERS, SEED, stream
@@ -128,7 +128,7 @@ def test_resume_reports_rulings_that_do_not_come_out_again(journal: Journal) -> 
 
 
 def test_held_and_noted_events_come_back_the_way_they_went_in(journal: Journal) -> None:
-    from referee.events import MS, CardUnreadable, Play, Slap
+    from referee.core.events import MS, CardUnreadable, Play, Slap
     rec = Recorder.start(journal, "slapjack", 2, seed=3, holdback_ns=100 * MS, strict=False)
     rec.submit(Play(1000 * MS), "camera", 1050 * MS)
     rec.note(CardUnreadable(5000 * MS, 0.2), "camera", 5050 * MS)      # must not move the game's clock

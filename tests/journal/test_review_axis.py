@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee import review
+from referee.journal import evidence_sheet as review
 from referee.journal import Journal
-from referee.review import Contact, axis_ticks, timeline_layout
+from referee.journal.evidence_sheet import Contact, axis_ticks, timeline_layout
 from tests.journal.test_replay_cli import dead_heat_game
 
 

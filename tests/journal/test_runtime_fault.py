@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from referee.events import MS, Slap
-from referee.journal_cmds import replay_from_journal
+from referee.core.events import MS, Slap
+from referee.commands.journal import replay_from_journal
 from tests.journal.test_faults import FlakyJournal
 from tests.web.helpers import BASE, HandTable
 

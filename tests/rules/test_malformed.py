@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import replay_cmd
+from referee.commands import replay as replay_cmd
 from tests.conftest import ROOT
 
 BASES = sorted(p for p in (ROOT / "tests" / "scenarios").glob("*/*.json") if p.parent.name != "malformed")[::6]

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import count_ranks
-from referee.events import MS, US, Event, Flinch, Play, Press, Slap, TimeUp
-from referee.rules.base import OUT
-from referee.session import Session
+from referee.core.cards import count_ranks
+from referee.core.events import MS, US, Event, Flinch, Play, Press, Slap, TimeUp
+from referee.core.rules.base import OUT
+from referee.core.session import Session
 
 OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
     ("slapjack", {}),

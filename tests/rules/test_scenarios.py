@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import scenario
+from referee.core import scenario
 from tests.conftest import ROOT, SHARED
 
 OWN = ROOT / "tests" / "scenarios"
@@ -36,7 +36,7 @@ def test_scenario_replays_to_expect(path: Path) -> None:
 
 
 def test_every_game_has_scenarios() -> None:
-    from referee.rules import GAMES
+    from referee.core.rules import GAMES
     have = {p.parent.name for p in OWN_SCENARIOS}
     assert set(GAMES) <= have, f"games without scenario files: {set(GAMES) - have}"
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import threading
 
-from referee.cards import Card
-from referee.events import MS, CardSeen, Slap
-from referee.ports import MemoryAnnouncer, Notice, Utterance
-from referee.runtime import TableRuntime
-from referee.rulings import Ruling
-from referee.session import Session
-from referee.sources import QueueSource
+from referee.core.cards import Card
+from referee.core.events import MS, CardSeen, Slap
+from referee.table.ports import MemoryAnnouncer, Notice, Utterance
+from referee.table.runtime import TableRuntime
+from referee.core.rulings import Ruling
+from referee.core.session import Session
+from referee.table.sources import QueueSource
 
 
 class FakeClock:

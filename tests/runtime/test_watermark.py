@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.cards import Card
-from referee.events import MS, CardSeen, Slap
+from referee.core.cards import Card
+from referee.core.events import MS, CardSeen, Slap
 from referee.journal import Journal, Recorder
-from referee.journal_cmds import replay_from_journal
-from referee.ports import Watermark
-from referee.runtime import TableRuntime
-from referee.session import Session
+from referee.commands.journal import replay_from_journal
+from referee.table.ports import Watermark
+from referee.table.runtime import TableRuntime
+from referee.core.session import Session
 
 HOLDBACK = 300 * MS      # the camera's worst latency: the bound
 QUICK = 50 * MS          # the pads' delivery bound, once the camera vouches

@@ -8,8 +8,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from hardware.pads_sim import SimPads
-from referee.events import MS, Slap
-from referee.ports import Notice
+from referee.core.events import MS, Slap
+from referee.table.ports import Notice
 from tabletop.adapters import CameraEventSource, PadEventSource
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from referee.config import TableConfig, parse
-from referee.events import MS, Slap
-from referee.ports import SILENT_KEEP, MemoryAnnouncer
+from referee.core.events import MS, Slap
+from referee.table.ports import SILENT_KEEP, MemoryAnnouncer
 from tabletop.build import build_announcer, build_camera, build_pads, build_table, check
 from tabletop.clock import TableClock
 from tabletop.demo import demo_config

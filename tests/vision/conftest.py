@@ -30,7 +30,7 @@ def labelled(folder: str) -> dict[str, list[tuple[str, str]]]:
 def cards_in_a_row(seed: int, cards: Sequence[str], first_x: int, step: int, width: int, turn: float) -> np.ndarray:
     """A rendered 480 px table (`seed`) with `cards` dealt in a row across its middle, each turned `turn` degrees
     more than the last."""
-    from referee.cards import Card
+    from referee.core.cards import Card
     from referee.vision import render
 
     img = render.random_table(random.Random(seed), (480, 480))

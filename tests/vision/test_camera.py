@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from hardware.camera import FolderSource, Picamera2Source, SimulatedSource, VideoCaptureSource
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision.simulate import PileSimulator
 
 

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import render
 from referee.vision.classifier import (CNN_PATH, MODEL_PATH, NO_INDEX, RANK_CLASSES, SUIT_CLASSES, AgreeingPair,
                                        IndexCNN, IndexMLP, load_model, pair_model)

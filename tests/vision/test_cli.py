@@ -8,7 +8,7 @@ from pathlib import Path
 
 import cv2
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import render
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import consistency, glyphs, render
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES
 from referee.vision.index_detect import RANK_PATCH, Candidate, Frame, _patch, find_blobs, pair_candidates

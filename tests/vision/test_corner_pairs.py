@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import render
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES
 from referee.vision.corner_pairs import PAIR_FLOOR, Corner, back_pairs, either_corner, opposite_corners

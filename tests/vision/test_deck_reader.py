@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import render
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES, pair_model
 from referee.vision.deck_reader import MIN_INDEX_ROWS, adapt_pair, classes, pair_arrays, pair_from_arrays

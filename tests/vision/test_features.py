@@ -7,7 +7,7 @@ import random
 import cv2
 import numpy as np
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import render
 from referee.vision.index_detect import (CTX_PATCH, N_FEATURES, N_GEOM, RANK_PATCH, SUIT_PATCH, _context, _extent,
                                         _extents, _patch, blur3,

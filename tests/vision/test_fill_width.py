@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import render
 from referee.vision.recognize import MIN_CONFIDENCE, recognize
 from referee.vision.classifier import (FILL_MODEL_PATH, MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, AgreeingPair,

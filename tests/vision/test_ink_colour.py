@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import casts, ink_colour, render
 from referee.vision.index_detect import find_blobs, glyph_contrasts, prepare
 from referee.vision.recognize import recognize

@@ -12,8 +12,8 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cards import Card
-from referee.events import CardSeen, CardUnreadable, Event, PileCleared
+from referee.core.cards import Card
+from referee.core.events import CardSeen, CardUnreadable, Event, PileCleared
 from referee.vision import landing
 from referee.vision.pipeline import CardPipeline, SettlePipeline
 from referee.vision.recognize import Detection

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import index_detect, render
 from referee.vision.index_detect import find_blobs
 from referee.vision.recognize import recognize

@@ -8,7 +8,7 @@ import random
 import cv2
 import numpy as np
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import glyphs, index_detect, render
 from referee.vision.index_detect import (count_enclosed, enclosed_counters, enclosed_paper, find_blobs, is_mark,
                                         mark_candidates, pair_candidates)

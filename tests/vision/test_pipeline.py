@@ -9,8 +9,8 @@ import random
 import numpy as np
 import pytest
 
-from referee.cards import Card, standard_deck
-from referee.events import CardSeen, CardUnreadable, PileCleared
+from referee.core.cards import Card, standard_deck
+from referee.core.events import CardSeen, CardUnreadable, PileCleared
 from referee.vision import render, settle
 from referee.vision import recognize as recognize_module
 from referee.vision.pipeline import CardPipeline, SettlePipeline

@@ -5,7 +5,7 @@ import random
 
 import numpy as np
 
-from referee.cards import Card, standard_deck
+from referee.core.cards import Card, standard_deck
 from referee.vision import render
 from referee.vision.recognize import recognize
 

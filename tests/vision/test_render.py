@@ -7,7 +7,7 @@ import random
 import cv2
 import numpy as np
 
-from referee.cards import Card, standard_deck
+from referee.core.cards import Card, standard_deck
 from referee.vision import glyphs, render
 
 

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cards import Card
+from referee.core.cards import Card
 from referee.vision import recognize as rec
 from referee.vision.index_detect import Candidate
 

@@ -10,11 +10,11 @@ import urllib.request
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from referee.cards import Card
-from referee.events import MS, CardSeen, Slap
-from referee.live import TableFeed
-from referee.runtime import TableRuntime
-from referee.session import Session
+from referee.core.cards import Card
+from referee.core.events import MS, CardSeen, Slap
+from referee.table.live import TableFeed
+from referee.table.runtime import TableRuntime
+from referee.core.session import Session
 
 PIN = "2468"
 BASE = 10_000 * MS

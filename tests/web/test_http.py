@@ -12,7 +12,7 @@ from referee.journal import Journal
 from referee.web import serve
 from referee.web.app import STATIC
 
-from referee.events import MS
+from referee.core.events import MS
 
 from .helpers import BASE, PIN, HandTable, SSEReader, http
 

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from referee.cards import Card
-from referee.events import CardSeen, CardUnreadable, PileCleared
-from referee.live import TableFeed
-from referee.live_words import PICKUP_REASONS, headline, how_to_play
+from referee.core.cards import Card
+from referee.core.events import CardSeen, CardUnreadable, PileCleared
+from referee.table.live import TableFeed
+from referee.table.live_words import PICKUP_REASONS, headline, how_to_play
 from referee.web import serve
 from referee.web.stage import StageTable
 
@@ -171,7 +171,7 @@ def test_the_state_says_whether_a_press_means_anything() -> None:
 
 
 def test_the_review_counts_rulings_alike_names_games_and_favicon_is_no_404(tmp_path: Any) -> None:
-    from referee.events import Slap
+    from referee.core.events import Slap
     from referee.journal import Journal
     journal = Journal(tmp_path / "journal.db")
     table = HandTable(journal)
@@ -205,7 +205,7 @@ def test_new_game_deals_the_game_in_play_again_and_change_game_picks_the_next() 
 
 
 def test_standings_put_the_winner_first_and_count_what_each_game_counts() -> None:
-    from referee.live_words import standings
+    from referee.table.live_words import standings
     players = [{"seat": s, "name": f"P{s + 1}", "cards": c, "scoring": f} for s, (c, f) in enumerate([(5, 1), (0, 3), (9, 0)])]
     assert [r["seat"] for r in standings("slapjack", players, 2, None)] == [2, 0, 1]
     assert [r["what"] for r in standings("irish-snap", players, None, 2)] == ["0 cards", "5 cards", "9 cards"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.rules.state import TableError
+from referee.core.rules.state import TableError
 from referee.web import serve
 
 from .helpers import PIN, HandTable, http

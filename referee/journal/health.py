@@ -14,7 +14,7 @@ import resource
 import sqlite3
 from pathlib import Path
 
-from .journal_records import JournalDamaged, JournalError, JournalWriteError
+from .records import JournalDamaged, JournalError, JournalWriteError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_MIN_FREE_MB = 8.0        # room kept free before a game starts (a game is ~0.1 MB, evidence ~1 MB)
@@ -192,7 +192,7 @@ def _quick_check_unchanged(path: Path) -> None:
     SQLite leaves no -wal/-shm files behind; with one, it is opened as every reader opens it."""
     from urllib.parse import quote
 
-    from .journal import Journal
+    from . import Journal
     if sidecars(path)[0].exists():
         Journal(path, create=False).close()
         return

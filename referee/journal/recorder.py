@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Iterable, Mapping, Sequence
 
-from .cards import Card
-from .events import CardSeen, Event, Play
-from .journal_records import (EventRecord, Finish, GameRecord, JournalError, JournalWriteError, ResumeMismatch,
+from ..core.cards import Card
+from ..core.events import CardSeen, Event, Play
+from .records import (EventRecord, Finish, GameRecord, JournalError, JournalWriteError, ResumeMismatch,
                               Tick, dumps, normal_fields)
-from .journal_store import Journal
-from .rulings import Ruling
-from .session import EventRejected, Session
+from .store import Journal
+from ..core.rulings import Ruling
+from ..core.session import EventRejected, Session
 
 SLAP_KINDS = frozenset({"wins_pile", "false_slap", "slap_again", "picks_up", "pays"})
 MAX_BACKLOG = 100_000        # events kept in memory while the journal is down (hours of play)

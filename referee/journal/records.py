@@ -10,10 +10,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence, Union
 
-from .cards import Card, CardError
-from .events import (CardSeen, CardUnreadable, Event, Flinch, PileCleared, Play, Press, Slap,
+from ..core.cards import Card, CardError
+from ..core.events import (CardSeen, CardUnreadable, Event, Flinch, PileCleared, Play, Press, Slap,
                      TimeUp)
-from .rulings import Ruling
+from ..core.rulings import Ruling
+from ..table.ports import RecordNotKept
 
 SCHEMA_VERSION = 1
 CHECK_THE_TABLE = "check the table: the journal cannot be written"
@@ -31,7 +32,7 @@ class JournalDamaged(JournalError):
     """The file is a journal but its pages or rows are damaged; `referee journal export` saves what can be read."""
 
 
-class JournalWriteError(JournalError):
+class JournalWriteError(JournalError, RecordNotKept):
     """A write did not reach the journal: `reason` is "disk full", "read-only", "busy" or "I/O error".
 
     Nothing was committed by the failed call. At the table this is "check the

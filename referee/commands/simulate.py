@@ -8,9 +8,9 @@ import time
 from collections import Counter
 from typing import Any
 
-from .options import OptionError
-from .rules import GAMES, SetupError, UnknownGame
-from .sim.table import GameResult, simulate
+from ..core.options import OptionError
+from ..core.rules import GAMES, SetupError, UnknownGame
+from ..sim.table import GameResult, simulate
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

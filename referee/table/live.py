@@ -18,9 +18,9 @@ from collections import deque
 from typing import Any, Callable
 
 from .live_words import headline, how_to_play, standings
-from .rules import GAMES
-from .rules.base import Game
-from .rulings import Ruling
+from ..core.rules import GAMES
+from ..core.rules.base import Game
+from ..core.rulings import Ruling
 from .runtime import TableRuntime
 
 SLAP_KINDS = {"wins_pile", "picks_up", "slap_again"}

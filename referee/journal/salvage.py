@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
-from . import journal_pages
-from .journal_health import SQLITE_MAGIC, integrity_report
-from .journal_records import (EVENT_COLUMNS, GAME_COLUMNS, RULING_COLUMNS, JournalError, event_row, game_row,
+from . import pages as journal_pages
+from .health import SQLITE_MAGIC, integrity_report
+from .records import (EVENT_COLUMNS, GAME_COLUMNS, RULING_COLUMNS, JournalError, event_row, game_row,
                               ruling_row)
-from .journal_store import Journal
+from .store import Journal
 
 CHUNK = 256
 GIVE_UP_AFTER = 64           # unreadable chunks in a row past the last known id: the end of the table

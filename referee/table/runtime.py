@@ -23,11 +23,10 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
-from .events import S, CardSeen, CardUnreadable, Event, TimeUp
-from .journal_records import JournalWriteError
-from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, Utterance, Watermark
-from .rulings import Ruling
-from .session import Session
+from ..core.events import S, CardSeen, CardUnreadable, Event, TimeUp
+from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, RecordNotKept, Utterance, Watermark
+from ..core.rulings import Ruling
+from ..core.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +143,7 @@ class TableRuntime:
                     else:
                         self.session.finish()
                     self._ended = True
-                except JournalWriteError as exc:
+                except RecordNotKept as exc:
                     self._journal_failed(exc)
             self._publish()
         self.over.set()
@@ -199,7 +198,7 @@ class TableRuntime:
                     else:
                         self.session.advance(now_ns)
                 self._publish()
-            except JournalWriteError as exc:  # the journal cannot be written: judge nothing more, say why
+            except RecordNotKept as exc:  # the journal cannot be written: judge nothing more, say why
                 self._journal_failed(exc)
                 self._publish()
             except Exception as exc:     # last line of defence: say so, keep the table alive
@@ -292,7 +291,7 @@ class TableRuntime:
             for observer in self.observers:
                 observer(check)
 
-    def _journal_failed(self, exc: JournalWriteError) -> None:
+    def _journal_failed(self, exc: RecordNotKept) -> None:
         """Pause judging until the operator resumes (the recorder keeps what arrives meanwhile); say it once."""
         self.paused.add("journal")
         if self._journal_fault != exc.reason:
@@ -321,7 +320,7 @@ class TableRuntime:
 
     def correct_hand(self, seat: int, count: int) -> None:
         """Operator: `seat` (0-based) holds `count` cards. A refusal names the seat as people count, from 1."""
-        from .rules.state import TableError
+        from ..core.rules.state import TableError
         with self._lock:
             seats = self.game.n
             if not 0 <= seat < seats:
@@ -337,7 +336,7 @@ class TableRuntime:
         if self.recorder is not None:
             try:
                 self.recorder.sync()
-            except JournalWriteError as exc:
+            except RecordNotKept as exc:
                 self._journal_failed(exc)
 
     # ---- output -----------------------------------------------------------------
@@ -364,7 +363,7 @@ class TableRuntime:
             self._ended = True
             try:
                 self.recorder.end_game(self.game.final())
-            except JournalWriteError as exc:             # kept by the recorder, written when it can be
+            except RecordNotKept as exc:             # kept by the recorder, written when it can be
                 self._journal_failed(exc)
 
     def _amended(self) -> None:

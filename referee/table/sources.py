@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import queue
 
-from .events import Event
+from ..core.events import Event
 from .ports import Notice
 
 

@@ -16,13 +16,13 @@ Only `referee/` journal modules (and `vision/`) import sqlite3; none imports cv2
 """
 from __future__ import annotations
 
-from .journal_health import DEFAULT_MIN_FREE_MB, integrity_report, preflight, room_bytes
-from .journal_recorder import (MAX_BACKLOG, NOT_RECORDED, SLAP_KINDS, Recorder, feed, resume, ruling_key,
+from .health import DEFAULT_MIN_FREE_MB, integrity_report, preflight, room_bytes
+from .recorder import (MAX_BACKLOG, NOT_RECORDED, SLAP_KINDS, Recorder, feed, resume, ruling_key,
                                session_for)
-from .journal_records import (CHECK_THE_TABLE, FED_WAYS, SCHEMA_VERSION, EventRecord, EvidenceRecord, Finish,
+from .records import (CHECK_THE_TABLE, FED_WAYS, SCHEMA_VERSION, EventRecord, EvidenceRecord, Finish,
                               GameRecord, JournalDamaged, JournalError, JournalWriteError, ResumeMismatch,
                               RulingRecord, Tick, UnknownRecord, normal_fields)
-from .journal_store import GameLog, Journal
+from .store import GameLog, Journal
 
 __all__ = ["Journal", "JournalError", "JournalDamaged", "JournalWriteError", "UnknownRecord", "ResumeMismatch",
            "Recorder", "GameLog", "resume", "feed", "session_for", "ruling_key", "Tick", "Finish", "GameRecord",

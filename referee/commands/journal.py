@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from .journal import Finish, Journal, JournalError, RulingRecord, feed, ruling_key, session_for
-from .options import OptionError
-from .rules import SetupError, UnknownGame
-from .rulings import Ruling, seat_name
+from ..journal import Finish, Journal, JournalError, RulingRecord, feed, ruling_key, session_for
+from ..core.options import OptionError
+from ..core.rules import SetupError, UnknownGame
+from ..core.rulings import Ruling, seat_name
 
 DEFAULT_JOURNAL_RULE = "$XDG_DATA_HOME/tabletop/demo.db, else ~/.local/share/tabletop/demo.db"
 SLAP_DECISIONS = frozenset({"wins_pile", "false_slap", "slap_again", "picks_up"})
@@ -155,7 +155,7 @@ def add_review_parser(sub: argparse._SubParsersAction) -> None:
 
 def run_review(args: argparse.Namespace) -> int:
     try:
-        from . import review
+        from ..journal import evidence_sheet as review
     except ImportError as exc:   # cv2 or numpy missing on this machine
         return _fail("review", f"cannot draw sheets here: {exc}")
     try:
@@ -186,8 +186,8 @@ def add_journal_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run_journal_check(args: argparse.Namespace) -> int:
-    from .journal_health import integrity_report, room_bytes
-    from .journal_salvage import open_source
+    from ..journal.health import integrity_report, room_bytes
+    from ..journal.salvage import open_source
     try:
         path = Path(journal_for(args, "journal"))
         db = open_source(path)
@@ -216,7 +216,7 @@ def run_journal_check(args: argparse.Namespace) -> int:
 
 
 def run_journal_export(args: argparse.Namespace) -> int:
-    from .journal_salvage import export
+    from ..journal.salvage import export
     try:
         report = export(journal_for(args, "journal"), args.out)
     except (JournalError, OSError) as exc:

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .events import MS, CardSeen, Flinch, Play, Press, Slap
-from .journal import EventRecord, GameRecord, Journal, RulingRecord, UnknownRecord
-from .rulings import seat_name
+from ..core.events import MS, CardSeen, Flinch, Play, Press, Slap
+from . import EventRecord, GameRecord, Journal, RulingRecord, UnknownRecord
+from ..core.rulings import seat_name
 
 # One line per ruling kind, after docs/rules.md (timing: first, last, wrong; and each game's section).
 RULE_LINES: dict[str, str] = {

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Protocol, runtime_checkable
 
-from .events import Event
-from .rulings import Ruling
+from ..core.events import Event
+from ..core.rulings import Ruling
 
 
 class Clock(Protocol):
@@ -81,8 +81,19 @@ class Announcer(Protocol):
     def close(self) -> None: ...
 
 
+class RecordNotKept(Exception):
+    """The ruling log could not keep a record: judging pauses until it can; `reason` names why
+    ("disk full", ...) and `announcement` is the sentence to say at the table."""
+
+    reason: str
+
+    @property
+    def announcement(self) -> str:
+        return f"Check the table: the journal cannot be written ({self.reason})."
+
+
 class RulingLog(Protocol):
-    """Where events and rulings are kept (the journal)."""
+    """Where events and rulings are kept (the journal); a write that fails raises RecordNotKept."""
 
     def record_event(self, event: Event, source: str, arrival_ns: int) -> int: ...
 

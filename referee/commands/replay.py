@@ -10,7 +10,8 @@ import argparse
 import json
 import sys
 
-from . import journal_cmds, scenario
+from . import journal as journal_cmds
+from ..core import scenario
 
 EXIT_INTERNAL = 70
 

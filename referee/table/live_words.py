@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .rulings import seat_name
+from ..core.rulings import seat_name
 
 RANK_WORDS = {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King"}
 

@@ -1,0 +1,1 @@
+"""The `referee` subcommands that need no hardware: replay, simulate, and the journal read back."""
