@@ -181,7 +181,7 @@ def run() -> list[str]:
         lines += ["", "Confusions:", ""] + errs
         lines += ["", "Where the stock reader's time goes (`bench/vision_stages.py`: every 4th Bicycle photo, each stage "
                   "timed on its own, one core; the reference row, OpenCV's uint8 INTER_AREA shrink to working "
-                  "size, is a fixed yardstick for comparing runs: `prepare` was exactly that until session 18):",
+                  "size, is a fixed yardstick for comparing runs):",
                   ""] + vision_stages()
         lines += ["", "### Held-out decks", ""] + held_out_decks()
     lines += ["", "Rendered drop sequence (simulated camera 480x480 at 30 fps, some hands over the pile); "

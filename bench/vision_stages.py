@@ -3,8 +3,7 @@
 Every 4th image of ../shared/data/scenes-bicycle, each stage timed on its own in
 one process (the images decoded first), three passes. A fixed reference is
 timed beside them: OpenCV's INTER_AREA shrink of the uint8 photo to working
-size (what `prepare` was until session 18, which now shrinks in float32 for the
-same pixels sooner), so "whole / reference" is a ratio another run on a faster
+size, so "whole / reference" is a ratio another run on a faster
 or busier machine can be compared with. `python bench/vision_stages.py` prints a markdown table (run by
 bench_vision in a one-core subprocess); `python bench/vision_stages.py FOLDER CUT` prints the stock reader's
 and the reference's median ms per photo of another labelled folder (its held-out deck section).
@@ -36,7 +35,10 @@ def measure(step: int = 4, passes: int = 3) -> dict[str, float]:
     from referee.vision import ink_colour
     from referee.vision import recognize as rec
     from referee.vision.classifier import default_model
-    from referee.vision.index_detect import WORK_SIDE, _glyph_parts, features, find_blobs, pair_candidates, prepare
+    from referee.vision.index_features import features
+    from referee.vision.index_pairing import pair_candidates
+    from referee.vision.ink_blobs import _glyph_parts, find_blobs
+    from referee.vision.working_size import WORK_SIDE, prepare
 
     cv2.setNumThreads(1)
     with (SCENES / "labels.csv").open(newline="") as f:
@@ -93,7 +95,7 @@ def per_photo(folder: Path, cut: float, step: int = 4, passes: int = 3) -> tuple
     working size, the same work whatever the deck's photo size), timed in turn, `passes` times."""
     import cv2
 
-    from referee.vision.index_detect import WORK_SIDE
+    from referee.vision.working_size import WORK_SIDE
     from referee.vision.recognize import recognize
 
     cv2.setNumThreads(1)

@@ -141,9 +141,13 @@ class Bots:
 
     def _look(self, now: int, calls: list[Callable[[], None]]) -> int | None:
         twin = self.world.twin
-        if twin is None or twin.over or self._suspended:
+        if twin is None or self._suspended:
             return None
         self._read_rulings(twin, now)
+        if twin.over:                           # the winner gathers the last pile while the result is shown
+            if self.sweep_at is None and self.world.pile_lying(now):
+                self._sweep(twin, now)
+            return None
         if self._stalled(twin, now, calls):
             return None
         if self.sweep_at is not None and now >= self.sweep_at:
@@ -185,7 +189,7 @@ class Bots:
         for ruling in twin.rulings[self.seen_rulings:]:
             if ruling.kind == "check_table" and not str(ruling.fields.get("problem", "")).startswith("corrected"):
                 self.refused += 1
-            elif ruling.kind in ("wins_pile", "picks_up"):
+            elif ruling.kind in ("wins_pile", "picks_up") or (ruling.kind == "game_over" and ruling.seat is not None):
                 self.taker = ruling.seat
             elif ruling.kind == "slap_again":
                 for seat in ruling.fields.get("seats", ()):
