@@ -146,7 +146,7 @@ class CameraEventSource:
         if not hasattr(self.pipeline, "pending_since"):
             return                                   # a pipeline that cannot tell vouches for nothing
         pending = self.pipeline.pending_since
-        self._queue.put(Watermark(t_ns if pending is None else pending - 1))
+        self._queue.put(Watermark(t_ns if pending is None else pending - 1, looked_ns=t_ns))
 
     def _seen_frame(self) -> None:
         with self._state:

@@ -34,9 +34,12 @@ class Notice:
 class Watermark:
     """A source's promise: every event it will still report happened after `t_ns`.
     The camera sends one after each frame (the frame's stamp, or just before a landing it is still
-    reading), so the referee holds slaps only while a card may still be on its way."""
+    reading), so the referee holds slaps only while a card may still be on its way. `looked_ns` is the
+    stamp of the newest frame it has read: a camera behind the table (a busy CPU) has not yet looked at
+    what came after it, so a slap after it waits for the camera, not only for the hold-back."""
 
     t_ns: int
+    looked_ns: int | None = None
 
 
 @runtime_checkable

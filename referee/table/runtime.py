@@ -36,6 +36,9 @@ GameListener = Callable[["TableRuntime"], None]
 
 PAUSE_KINDS = {"camera_lost": "camera", "unreadable": "unreadable"}
 RESUME_KINDS = {"camera_back": "camera"}
+#: How long a slap waits for a camera behind the table to read past it: longer than a landing read on a
+#: busy Pi, shorter than the 2 s without frames after which the camera is reported lost and judging pauses.
+CAMERA_BEHIND_LIMIT_NS = 1_500_000_000
 
 
 class TableRuntime:
@@ -71,6 +74,7 @@ class TableRuntime:
         self._not_before: int | None = None            # events stamped earlier belong to the game before
         self.quick_holdback_ns = quick_holdback_ns
         self._watermarks: dict[str, int] = {}           # source -> its latest Watermark
+        self._looked: dict[str, int] = {}               # source -> the newest frame it has read
         self._referee_now = 0
         self._set_game(session, recorder, self.clock() if started_ns is None else started_ns)
 
@@ -187,6 +191,8 @@ class TableRuntime:
             try:
                 if isinstance(item, Watermark):
                     self._watermarks[source] = item.t_ns
+                    if item.looked_ns is not None:
+                        self._looked[source] = item.looked_ns
                     item = None
                 arrival_ns, now_ns = self.referee_clock(arrival_ns), self.referee_clock(now_ns)
                 if item is not None:
@@ -212,13 +218,19 @@ class TableRuntime:
         (the camera's worst latency). While the camera vouches for time up to its watermark, judging may
         run up to min(t - quick hold-back, watermark) instead: slaps wait for a card only while one is
         landing, never longer than the hold-back (a pile being taken away also opens a "landing", and must
-        not hold every slap after it until the next card). Never behind `t` itself, never backwards; the
-        journal records these times, so a replay judges exactly as the table did."""
+        not hold every slap after it until the next card). The hold-back counts from the newest frame the
+        camera has read, not from now: a camera behind the table (a busy CPU) holds a slap until it has read
+        past it, up to CAMERA_BEHIND_LIMIT_NS; judged sooner, a card landed before the slap would be missed
+        and the slap ruled on the pile below.
+        Never backwards; the journal records these times, so a replay judges exactly as the table did."""
         holdback = self.session.arbiter.holdback_ns
         if not self._watermarks or self.quick_holdback_ns is None or holdback is None:
             return t_ns
         vouched = min(t_ns - self.quick_holdback_ns, min(self._watermarks.values()))
-        self._referee_now = max(self._referee_now, t_ns, vouched + holdback)
+        bound = t_ns - holdback
+        if self._looked:
+            bound = max(min(t_ns, min(self._looked.values())) - holdback, t_ns - CAMERA_BEHIND_LIMIT_NS)
+        self._referee_now = max(self._referee_now, max(vouched, bound) + holdback)
         return self._referee_now
 
     def next_wake_ns(self) -> int | None:
@@ -280,6 +292,7 @@ class TableRuntime:
     def _notice(self, notice: Notice) -> None:
         if notice.kind == "camera_lost":
             self._watermarks.clear()                # a lost camera vouches for nothing
+            self._looked.clear()
         if notice.kind in PAUSE_KINDS:
             self.paused.add(PAUSE_KINDS[notice.kind])
         if notice.kind in RESUME_KINDS:
