@@ -33,7 +33,7 @@ GROUPS_WANTED=(gpio i2c video audio)
 # The Python modules Raspberry Pi OS provides come from apt, never from pip: the `pi` extra lists
 # none of them (pip would build picamera2's python-prctl or lgpio, which needs a compiler).
 BASE_PACKAGES=(python3-venv python3-pip python3-picamera2 python3-lgpio python3-gpiozero python3-smbus2
-               python3-numpy python3-opencv espeak-ng alsa-utils i2c-tools)
+               python3-numpy python3-opencv python3-scipy espeak-ng alsa-utils i2c-tools)
 # What the venv must import from the OS (checked after the install).
 OS_MODULES=(picamera2 libcamera lgpio gpiozero smbus2)
 CHANGED=0
