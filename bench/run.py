@@ -157,8 +157,8 @@ def libraries() -> str:
     return f", OpenCV {cv2.__version__}, numpy {numpy.__version__}"
 
 
-PARTS = ["rules", "pads", "mpr121", "table", "landing", "runtime", "vision", "calibration", "demo", "kiosk", "fuzz",
-         "screens"]
+PARTS = ["rules", "pads", "mpr121", "table", "landing", "runtime", "vision", "calibration", "deal_learn", "demo",
+         "kiosk", "fuzz", "screens"]
 
 
 def part(name: str, repeats: int, games: int) -> list[str]:

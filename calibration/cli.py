@@ -3,6 +3,12 @@
     referee calibrate camera  [--source picamera2|opencv|video|folder|sim] [--path P] [--pile x,y,w,h]
     referee calibrate deck    (--folder DIR | --video FILE [--order 9S,10S,...] | --scenes DIR)
                               [--deck 52|54|36|32|24|LIST]
+    referee calibrate deck    --deal DIR_OR_VIDEO --redeal DIR_OR_VIDEO [--order ...] [--deck ...]
+        learn the deck in two minutes: deal it all face up in any order (a video of the pile, or a
+        folder of one image per landing); the referee asks only about the landings it is unsure of
+        (Enter takes its guess, "-" says no card), learns, and checks itself on a re-deal of 20
+        other cards (a labelled folder, or a video dealt in the --order given). Usable only when
+        every card was learned and the re-deal named none wrongly and most of it.
     referee calibrate pads    [--events FILE.jsonl | --simulate] [--seats N] [--trials N] [--reference-seat R]
     referee calibrate audio   [--volume N] [--backend espeak|files|silent] [--dir DIR]
     referee calibrate check   [--source ...] [--folder DIR]
@@ -65,7 +71,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--folder", help="photos of single cards (labels.csv, or names like 10H_03.jpg)")
     src.add_argument("--video", help="a video of the deck dealt onto the pile one card at a time")
     src.add_argument("--scenes", help="labelled photos of several cards each (labels.csv and corner_boxes.csv)")
-    deck.add_argument("--order", default=None, help="deal order of the video: 9S,10S,... (or @file)")
+    src.add_argument("--deal", help="the whole deck dealt face up in any order: a video, or a folder of one "
+                                    "image per landing (labels ignored); asks only about unsure landings")
+    deck.add_argument("--order", default=None, help="deal order of the video (--video, or a --redeal video): "
+                                                    "9S,10S,... (or @file)")
+    deck.add_argument("--redeal", default=None, help="with --deal: 20 other cards to check on, a labelled "
+                                                     "folder or a video dealt in --order")
     deck.add_argument("--deck", default="52", help="52, 54, 36, 32, 24, or a comma list of the deck's cards")
     deck.add_argument("--name", default="", help="what to call the deck (e.g. piatnik-vienna)")
     deck.add_argument("--learn", type=int, default=3, help="shots per card to learn from; the rest check it")

@@ -1,5 +1,8 @@
 """`referee calibrate deck`: learn the deck from photos or a pile video; check on held-out shots.
 
+With `--deal FOLDER_OR_VIDEO` it learns from one deal of the whole deck in any order
+(`calibration.cmd_deal`).
+
 With `--scenes DIR` it learns from labelled photos of several cards each
 (`calibration.labelled_scenes`): every photo is learned from, and the
 confidence cut-off is chosen (and reported) on a split of them.
@@ -31,6 +34,9 @@ def _order(text: str | None) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "scenes", None):
         return run_scenes(args)
+    if getattr(args, "deal", None):
+        from .cmd_deal import run as run_deal
+        return run_deal(args)
     ui = prompter(args)
     profile, path = open_profile(args)
     deck = deck_cards(args.deck)
