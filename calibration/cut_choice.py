@@ -20,7 +20,8 @@ import numpy as np
 from referee.core.cards import JOKER, Card
 from referee.vision.deck_store import (NO_INDEX_SURE, NOT_INDEX, DeckStore, disagreeing, framed_candidates, mark_rows,
                                       stock_first, stock_read, store_after)
-from referee.vision.index_detect import Candidate, Frame
+from referee.vision.index_pairing import Candidate
+from referee.vision.ink_blobs import Frame
 from referee.vision.recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
 from referee.vision.recognize import Detection, Reading
 

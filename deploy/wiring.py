@@ -106,8 +106,8 @@ def _lores_size() -> tuple[int, int]:
 
 def _min_card_px() -> tuple[float, int, float]:
     """Card width (px) the recognizer needs: its smallest index glyph height over the smallest deck's rank size."""
-    from referee.vision import index_detect, render
-    min_h = inspect.signature(index_detect.find_blobs).parameters["min_h"].default
+    from referee.vision import ink_blobs, render
+    min_h = inspect.signature(ink_blobs.find_blobs).parameters["min_h"].default
     rank = min(style.rank_h for style in render.STYLES.values())
     return min_h / rank, min_h, rank
 

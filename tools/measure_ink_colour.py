@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.core.cards import Card  # noqa: E402
 from referee.vision import casts, ink_colour, render  # noqa: E402
-from referee.vision.index_detect import glyph_contrasts, prepare  # noqa: E402
+from referee.vision.ink_blobs import glyph_contrasts  # noqa: E402
+from referee.vision.working_size import prepare  # noqa: E402
 
 NUMBER_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 INK_RED_OVER_GREEN = 2.5   # a printed red's red over its green and blue: a maroon's is 3-4, a brown's under 2

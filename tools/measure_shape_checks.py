@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""Measure the limits of referee/vision/consistency.py on rendered scenes only.
+"""Measure the limits of the shape checks (referee/vision/index_vetoes.py, rank_shapes.py, suit_shapes.py) on rendered scenes only.
 
 For every true corner index in rendered, photo-damaged validation scenes, the
 rank patch's mirror IoU and its overlap with its own suit blob (same frame,
 same patch size) are collected per rank; the printed limits are the highest
 value seen plus a margin, beside the share of true indices the committed limits
-(consistency.MIRROR_MAX / SAME_SHAPE_MAX) refuse; so is the rank's height over its
-suit's (consistency.RANK_OVER_SUIT_MAX, every rank but the Joker's together).
+(index_vetoes.MIRROR_MAX / SAME_SHAPE_MAX) refuse; so is the rank's height over its
+suit's (index_vetoes.RANK_OVER_SUIT_MAX, every rank but the Joker's together).
 Also printed: low percentiles of the suit blob's redness on true heart and
 diamond indices (a red suit must be printed in clearly red ink), and how many
 true 3s and 5s pass the "5 needs its left stroke" check and how many would be
 re-read as 3 if read "5" (`--ranks 3,5` deals only those), and what the counters
 of true 5s, 6s and 8s say (`--ranks 5,6,8`: a 5's bowl closed by damage has a 6's counter) and how
-many true 5s and 6s also have a 6's top (`consistency.six_not_five`), how
+many true 5s and 6s also have a 6's top (`rank_shapes.six_not_five`), how
 many true spade and club suit blobs are shaped as a spade (a point, no gaps between lobes) or a
 club (a gap each side of its top lobe), hearts and diamonds as a diamond (a point, no notch) or a
 heart (two lobes, a notch), how many true 10s, Qs, 9s and 8s are shaped as a 10 (a ring with a
@@ -35,10 +35,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES  # noqa: E402
-from referee.vision.consistency import (MIRROR_MAX, RANK_OVER_SUIT_MAX, SAME_SHAPE_MAX, fine_rank, five_is_three,
-                                        has_five_stroke, jack_not_seven, mirror_iou, rank_over_suit, same_shape_iou,
-                                        six_not_five, six_or_eight, suit_shaped, ten_shaped)  # noqa: E402
-from referee.vision.index_detect import RANK_PATCH, _patch  # noqa: E402
+from referee.vision.glyph_measures import mirror_iou  # noqa: E402
+from referee.vision.index_features import RANK_PATCH  # noqa: E402
+from referee.vision.index_vetoes import (MIRROR_MAX, RANK_OVER_SUIT_MAX, SAME_SHAPE_MAX, rank_over_suit,
+                                         same_shape_iou)  # noqa: E402
+from referee.vision.rank_shapes import (fine_rank, five_is_three, has_five_stroke, jack_not_seven, six_not_five,
+                                        six_or_eight, ten_shaped)  # noqa: E402
+from referee.vision.suit_shapes import suit_shaped  # noqa: E402
+from referee.vision.upright_patch import _patch  # noqa: E402
 import train_index_classifier as T  # noqa: E402
 
 

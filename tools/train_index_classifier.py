@@ -23,7 +23,7 @@ tools/calibrate_confidence.py (other seeds, never the photographs). Its width-fi
 Measured and not adopted (the photographs decided between candidates that the rendered validation could
 not tell apart, so the committed model's photo numbers are a little optimistic): `--jitter` (patch
 re-inking: more real 3s and 10s read but less surely, a higher cut-off); the recipe without THREE (seed 3:
-Piatnik 0.778 with club pips named "4C", which consistency.py now refuses; seed 4: cut 0.98, fewer photos
+Piatnik 0.778 with club pips named "4C", which index_vetoes.py now refuses; seed 4: cut 0.98, fewer photos
 named); averaging three models (lower recall at the cut); a tenth cache of close-up scenes (`--card-width 0.35,0.65
 --scenes 3000 --seed 601 --hard 0.6`, index sizes like the real Bicycle scenes' instead of smaller), with
 merged glyphs offered unmerged: Bicycle 0.789 / 0.999 vs 0.808 / 0.997 for the committed pair, Piatnik 0.954
@@ -53,9 +53,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from referee.core.cards import JOKER, Card, standard_deck  # noqa: E402
 from referee.vision import glyphs, render  # noqa: E402
 from referee.vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, IndexMLP  # noqa: E402
-from referee.vision.index_detect import (RANK_PATCH, SUIT_PATCH, Candidate, Frame, blur3,  # noqa: E402
-                                         features, fill_rank_widths, find_blobs, pair_candidates, prepare)
+from referee.vision.index_features import RANK_PATCH, SUIT_PATCH, blur3, features  # noqa: E402
+from referee.vision.index_pairing import Candidate, pair_candidates  # noqa: E402
+from referee.vision.ink_blobs import Frame, find_blobs  # noqa: E402
 from referee.vision.mlp_training import train  # noqa: E402
+from referee.vision.rank_width_fill import fill_rank_widths  # noqa: E402
+from referee.vision.working_size import prepare  # noqa: E402
 
 DECK = standard_deck() + [Card(JOKER)] * 4
 FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
@@ -397,7 +400,7 @@ def main() -> None:
     ap.add_argument("--build-only", action="store_true", help="render into --cache and stop")
     ap.add_argument("--jitter", action="store_true", help="re-ink rank/suit patches each batch (jitter_patches)")
     ap.add_argument("--fill-width", action="store_true",
-                    help="train on width-filled rank patches (index_detect.fill_rank_width; caches stay as drawn)")
+                    help="train on width-filled rank patches (rank_width_fill.fill_rank_width; caches stay as drawn)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     global HARD, DECK, CARD_WIDTH

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.vision.classifier import CNN_PATH, RANK_CLASSES, SUIT_CLASSES  # noqa: E402
-from referee.vision.index_detect import CTX_PATCH, N_GEOM, RANK_PATCH, SUIT_PATCH  # noqa: E402
+from referee.vision.index_features import CTX_PATCH, N_GEOM, RANK_PATCH, SUIT_PATCH  # noqa: E402
 
 R_END = RANK_PATCH * RANK_PATCH
 S_END = R_END + SUIT_PATCH * SUIT_PATCH

@@ -1,6 +1,6 @@
 """The index classifiers: small two-headed MLPs run with numpy, and a CNN on cv2.dnn.
 
-All read the same feature rows (`index_detect.features`) and return (rank, suit)
+All read the same feature rows (`index_features.features`) and return (rank, suit)
 probabilities. The default is an agreeing pair (`AgreeingPair`): the MLP
 (`models/index_mlp.npz`, `tools/train_index_classifier.py`) and its twin trained on
 width-filled rank patches (`models/index_mlp_fill.npz`, `--fill-width`), a card named
@@ -27,11 +27,12 @@ CNN_PATH = Path(__file__).resolve().parent / "models" / "index_cnn.onnx"
 
 
 def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # numpy's matmul: about 15x faster than cv2.gemm for these shapes (54x704 @ 704x256: 0.25 vs 3.8 ms)
+    """a @ b in float32 (numpy's matmul: far quicker than cv2.gemm for these shapes)."""
     return np.ascontiguousarray(a, np.float32) @ b
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, shifted by each row's maximum so exp cannot overflow."""
     z = z - z.max(1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(1, keepdims=True)
@@ -52,20 +53,21 @@ class IndexMLP:
     ws: np.ndarray
     bs: np.ndarray
     temperature: float = 1.0
-    fill_width: bool = False  # trained on width-filled rank patches (index_detect.fill_rank_width)
+    fill_width: bool = False  # trained on width-filled rank patches (rank_width_fill.fill_rank_width)
 
     NAMES = ("mean", "std", "w1", "b1", "w2", "b2", "wr", "br", "ws", "bs")
 
     def hidden(self, x: np.ndarray) -> np.ndarray:
+        """The second hidden layer's activations for feature rows `x` (standardised first)."""
         h = np.maximum(_mm((x - self.mean) / self.std, self.w1) + self.b1, 0)
         return np.maximum(_mm(h, self.w2) + self.b2, 0)
 
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rank and suit probabilities, one row per feature row (as `index_detect.features` draws it)."""
+        """Rank and suit probabilities, one row per feature row (as `index_features.features` draws it)."""
         if len(x) == 0:
             return np.zeros((0, len(RANK_CLASSES))), np.zeros((0, len(SUIT_CLASSES)))
         if self.fill_width:
-            from .index_detect import fill_rank_widths   # OpenCV: vision only, not needed to load a model
+            from .rank_width_fill import fill_rank_widths   # needs OpenCV: not imported just to load a model
 
             x = fill_rank_widths(x)
         h = self.hidden(x.astype(np.float32))
@@ -88,10 +90,12 @@ class IndexMLP:
         return cls(temperature=float(z[prefix + "temperature"]), fill_width=fill, **weights)
 
     def save(self, path: Path) -> None:
+        """Write the model to an npz file of its own."""
         np.savez_compressed(path, **self.arrays())
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> "IndexMLP":
+        """The model an npz file holds (the committed MLP by default)."""
         with np.load(path) as z:
             return cls.from_arrays({k: z[k] for k in z.files})
 
@@ -119,7 +123,7 @@ class IndexCNN:
 class AgreeingPair:
     """Two index MLPs read every row; a name stands only where both give it.
 
-    One reads rank patches as drawn, the other width-filled (`index_detect.fill_rank_width`):
+    One reads rank patches as drawn, the other width-filled (`rank_width_fill.fill_rank_width`):
     they fail on different real faces (narrow J and 7 vs wide 3, 6 and 10), so where both name
     the same rank and suit the surer one's probabilities are kept; elsewhere the row gets the
     average of the two, which is unsure."""
@@ -132,10 +136,9 @@ class AgreeingPair:
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities, one row per feature row.
 
-        Rows the drawn reader calls no index at `JUNK_SURE` or more keep its reading: the twin could make one a
-        card only by naming it surer than 0.98, and then at about half that (the average of the two), under
-        every cut but the corner-pairing floor. On scenes-bicycle (session 27) about half the rows a photo, and no
-        such row was read as a card by the pair; the twin's reading of them cost ~0.4 ms a photo."""
+        Rows the drawn reader calls no index at `JUNK_SURE` or more keep its reading, which saves the twin about
+        half its rows: the twin could make one a card only by naming it surer than 0.98, and then at about half
+        that (the average of the two), under every cut but the corner-pairing floor."""
         pr_a, ps_a = self.drawn.predict(x)
         if len(x) == 0:
             return pr_a, ps_a

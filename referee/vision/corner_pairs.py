@@ -11,7 +11,7 @@ wrong names that pairs of corners made when they backed the whole reading were s
 the rank alone, times the weaker corner's suit probability, named 8-12 more cards on each seed and no
 wrong one). The cut-off stays the single readings' one.
 
-Pure geometry and arithmetic on the readings; the shape checks stay in `consistency`.
+Pure geometry and arithmetic on the readings; the shape checks stay in `index_vetoes`, `rank_shapes` and `suit_shapes`.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ..core.cards import Card
-from .index_detect import Candidate
+from .index_pairing import Candidate
 
 PAIR_FLOOR = 0.5          # each corner's own reading names the card at least as likely as not
 OPPOSITE_COS_MAX = -0.9   # the two up directions point opposite ways (within about 25 degrees)
@@ -97,7 +97,7 @@ def back_pairs(readings: Sequence[Corner], plausible: Callable[[Candidate, Card]
             b = readings[j]
             if a.card != b.card or a.cand.blob_ids & b.cand.blob_ids or not opposite_corners(a.cand, b.cand):
                 continue
-            if not (plausible(a.cand, a.card) and plausible(b.cand, b.card)):  # consistency.plausible keeps its answers
+            if not (plausible(a.cand, a.card) and plausible(b.cand, b.card)):  # plausible keeps its answers
                 continue
             both = paired_confidence(a, b)
             confs[i], confs[j] = max(confs[i], both), max(confs[j], both)

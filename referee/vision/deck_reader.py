@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .classifier import RANK_CLASSES, SUIT_CLASSES, AgreeingPair, IndexMLP, pair_model
-from .index_detect import fill_rank_widths
+from .rank_width_fill import fill_rank_widths
 from .mlp_training import train
 
 NOT_INDEX = "-"             # the label of a candidate that is no corner index (court art, pips, wrong pairs)

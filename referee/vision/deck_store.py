@@ -57,8 +57,11 @@ from .classifier import NO_INDEX as NO_INDEX_CLASS
 from .classifier import AgreeingPair, IndexModel, default_model
 from .deck_reader import NOT_INDEX, adapt_pair, pair_arrays, pair_from_arrays
 from .faint_marks import closer_marks, faint_blobs
-from .index_detect import (CTX_PATCH, N_FEATURES, RANK_PATCH, SUIT_PATCH, Candidate, Frame, features, find_blobs,
-                           is_mark, lone_marks, mark_candidates, pair_candidates, prepare)
+from .index_features import CTX_PATCH, N_FEATURES, RANK_PATCH, SUIT_PATCH, features
+from .index_pairing import Candidate, pair_candidates
+from .ink_blobs import Frame, find_blobs
+from .lone_marks import is_mark, lone_marks, mark_candidates
+from .working_size import prepare
 from .recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
 from .recognize import SECOND_LOOK_FLOOR, Detection, Reading, claim, read_rows, second_look
 

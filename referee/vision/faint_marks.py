@@ -18,8 +18,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .index_detect import (MARK_COUNTERS_MIN, MARK_MIN_EXTENT, Blob, Candidate, Frame, count_enclosed, find_blobs,
-                           mark_candidates)
+from .glyph_counters import count_enclosed
+from .index_pairing import Candidate
+from .ink_blobs import Blob, Frame, find_blobs
+from .lone_marks import MARK_COUNTERS_MIN, MARK_MIN_EXTENT, mark_candidates
 
 FULL_SIZE_COUNTER_AREA = 4   # px: a counter of the Otsu-inked full-size box (smaller ones are print grain)
 FAINT_MAX_EXTENT = 32        # px at working size: a mark larger shows its counters there (a lone mark), not faint

@@ -1,10 +1,11 @@
 """Name every card whose corner index is visible in a still image.
 
-Candidates from `index_detect` are scored by the index classifier; each card
-identity is reported once (its best index), with a confidence that is the
-product of the rank and suit probabilities. Below `min_conf` it is not named,
-unless a second look at its index, finer than the shrunk first look, agrees
-surely enough.
+The image is shrunk to working size (`working_size`), its ink found (`ink_blobs`) and paired into candidate
+indices (`index_pairing`), whose feature rows (`index_features`) the index classifier reads. Glyph shapes settle
+the readers' doubts (`rank_shapes`, `suit_shapes`) and veto impossible readings (`index_vetoes`); a card's two
+corners may back each other (`corner_pairs`). Each card identity is reported once (its best index), with a
+confidence that is the product of the rank and suit probabilities. Below `min_conf` it is not named, unless a
+second look at its index, finer than the shrunk first look, agrees surely enough.
 """
 from __future__ import annotations
 
@@ -16,54 +17,26 @@ import numpy as np
 
 from ..core.cards import JOKER, Card
 from .classifier import RANK_CLASSES, SUIT_CLASSES, IndexModel, default_model
-from .consistency import (fine_rank, has_three_waist, jack_shaped, plausible, six_not_five, six_or_eight,
-                          suit_shaped, ten_shaped, three_shaped)
 from .corner_pairs import PAIR_FLOOR, Corner, Reading, back_pairs
-from .index_detect import Candidate, Frame, features, find_blobs, pair_candidates, prepare
+from .index_features import features
+from .index_pairing import Candidate, pair_candidates
+from .index_vetoes import plausible
+from .ink_blobs import Frame, find_blobs
+from .rank_shapes import fine_rank, has_three_waist, jack_shaped, six_not_five, six_or_eight, ten_shaped, three_shaped
+from .suit_shapes import suit_shaped
+from .working_size import prepare
 
-# The CNN alternative's cut from the earlier validation set (0.9980 there). On today's set (800, seed 778, with set
-# tens) it is 1.0 at 0.97 and the rule would allow 0.93 (0.9967); not re-chosen, the CNN is not the default.
+# The cuts: the lowest confidence at which rendered validation scenes keep precision 0.995 or better
+# (docs/vision.md, The cut on rendered scenes). The CNN's and the MLP's alone are the measured alternatives'.
 CNN_MIN_CONFIDENCE = 0.97
-# The MLP alone (--method index-mlp): tools/calibrate_confidence.py --scenes 1600, seeds 778 and 779 (hard photo-like
-# rendered validation): lowest cut-off with precision >= 0.995 on each (0.9972 / 0.9972 there; 0.95: 0.9902 /
-# 0.9954). The model before it kept 0.98: 0.9955 at 0.97 on this set but 0.9938 on the draw before the drawn 3s.
 MLP_MIN_CONFIDENCE = 0.97
-# The default agreeing pair's cut: tools/calibrate_confidence.py --scenes 1600 (hard photo-like rendered validation),
-# seeds 778 and 779, with the finer "5" and red-ink checks, the 3-or-5, 6-or-8, 10-by-its-bar, spade-or-club (both
-# ways) and heart-or-diamond shape settles, merged glyphs also offered unmerged and suit partners at least half a
-# glyph's size tried first: lowest cut-off with precision >= 0.995 on each (0.9954 and 0.9955 at 0.97 with the
-# spade's curved sides, 0.9954 / 0.9961 once lines are cut off pips and thin glyphs may pair with pips up to twice
-# their size; 0.95: 0.9882 / 0.9914 with a 3's waist), rendered recall floor 0.410 / 0.422 (0.411 / 0.421 before
-# those two, 0.406 / 0.412 before the unmerged offers) vs the MLP alone 0.389 / 0.388 (measured before the settles).
-# Two fresh seeds, 780 and 781, never looked at while the settles were chosen, give 0.9917 / 0.9901 at 0.97 (0.98:
-# 0.9960 / 0.9917; the wrong names are mostly spade/club swaps of blurred pips, and partly covered 8s and 5s read
-# as 3 or 6): 778 and 779 overstate the rendered precision. Kept at 0.97, where real photographs (measured, never
-# chosen on) give 0.998. With the sharp spade's curved sides and the 7-without-a-waist settle (session 14): 778 /
-# 779 0.9954 / 0.9961 (1517 / 1543 named), 780 / 781 0.9917 / 0.9902 (1573 / 1525), the same wrong names. With
-# a card's two corners backing its rank (corner_pairs, session 15): 0.9954 / 0.9961 / 0.9918 / 0.9902 on 778-781
-# (1529 / 1551 / 1583 / 1534 named), no wrong name added; backing the whole reading instead added 2-6 a seed.
-# With the J-or-7 settle (session 19; thin lines cut off glyphs since session 18): 0.9954 / 0.9961 / 0.9918 /
-# 0.9902 (1528 / 1549 / 1583 / 1532 named, 1527 / 1549 / 1583 / 1531 before it), the same wrong names; with a
-# 10's plain bar found among the solid parts: 1529 / 1549 / 1583 / 1532, the same precision; unchanged again
-# with a glyph's nearest partner at least its size also tried (pair_candidates), and again with a 3's J doubt.
-MIN_CONFIDENCE = 0.97
-# The second look (`second_look`): readings from SECOND_LOOK_FLOOR up to the cut, re-read on a crop SECOND_LOOK_RADIUS
-# rank-to-suit distances around the index, at the scale that would shrink the whole image to SECOND_LOOK_SIDE (the
-# first look reads it at WORK_SIDE, 384). 0.5 is the corner-pair floor: below it the first look was more likely
-# wrong than right. tools/calibrate_confidence.py --scenes 1600 (session 21, with the training font packages
-# installed): at 0.97 with the second look 0.9955 / 0.9956 on seeds 778 / 779 (1553 / 1586 named; first look alone
-# 0.9954 / 0.9961, 1529 / 1549), 0.9913 / 0.9904 on 780 / 781 (first look 0.9918 / 0.9902; these two were looked
-# at while the suit-shape condition was chosen, so they are no longer fresh for it). Accepting the closer look
-# without the suit's shape named 402 more with 13 wrong over the four seeds (0.9938 on 778); a ceiling on the first
-# look's confidence or agreement at 448 and 640 px as well did not remove the wrong ones, a suit-shaped pip did.
-# Two looks that each fall short may still agree surely enough (`agreeing_looks`): their doubts (1 - confidence)
-# add, shrunk by TWO_LOOKS_SHRINK, and the pair is named when that sum's complement reaches the cut (at 0.97: the
-# two doubts sum to 0.1 or less). Session 22, same validation: 778 / 779 0.9955 / 0.9956 (1556 / 1588 named, 3 and 2
-# more, none wrong), 780 / 781 (fresh for this rule) 0.9913 / 0.9904 (1618 / 1564, 2 and 2 more, none wrong);
-# real Bicycle photos (measured, not chosen on) 7 more, none wrong. Looser pairs did not hold: both looks at 0.93
-# or more added 21 with 1 wrong over the four seeds, both at 0.9 or more 33 with 5 wrong. Nor did a very sure closer
-# look without the suit's shape: at 0.995 or more it named 64 more over the four seeds with 2 wrong (778: 0.9943)
-# and no more real photos.
+MIN_CONFIDENCE = 0.97  # the default agreeing pair's, with the shape settles, corner pairs and the second look
+# The second look (`second_look`): readings from SECOND_LOOK_FLOOR up to the cut are read again on a crop
+# SECOND_LOOK_RADIUS rank-to-suit distances around the index, at the scale that would shrink the whole image to
+# SECOND_LOOK_SIDE (the first look reads it at WORK_SIDE). The floor is the corner pairs': below it the first look
+# was more likely wrong than right. Two looks that each fall short may still agree surely enough
+# (`agreeing_looks`): their doubts add, shrunk by TWO_LOOKS_SHRINK. Chosen on rendered scenes: docs/vision.md, The
+# second look.
 SECOND_LOOK_FLOOR = PAIR_FLOOR
 SECOND_LOOK_SIDE = 512
 SECOND_LOOK_RADIUS = 3.0
@@ -115,12 +88,8 @@ def _settle_by_shape(frame: Frame, cands: list[Candidate], pr: np.ndarray, ps: n
     top lobe a spade; a diamond (a point, no notch) or a heart (two lobes and a notch) is not the other red
     suit. The readers' probability of the read rank or suit and its doubts becomes that part's probability;
     the shape never renames a 6, 7, 8 or J, a 10 or a suit. Rows that could not reach `min_conf` even so are
-    not looked at (when None, all are), nor doubts read under `DOUBT_MIN` (but a 5's 3: that renames). Measured,
-    not adopted (session 22): reading the partner suit where only
-    its shape fits named 4 more real Bicycle cards, but on rendered seed 779 added 6 with 3 wrong (0.9937); a "Q"
-    with a Q's bowl (its tallest counter over 55% of the glyph tall and centred above 55% down; limits from
-    rendered Q-and-9 decks, seeds 71 / 72: 3 of 1114 9s pass) getting its 9 doubt named 2 more real Bicycle Qs,
-    but on 779 one right and one wrong (0.9950), on 780 one right."""
+    not looked at (when None, all are), nor doubts read under `DOUBT_MIN` (but a 5's 3: that renames). Settles
+    tried and left out: docs/vision.md, Shape checks."""
     rows = np.arange(len(r))
     rank_p, suit_p = pr[rows, r].copy(), ps[rows, s].copy()
     either_suit = suit_p + ps[rows, SUIT_DOUBT[s]]
@@ -208,8 +177,8 @@ def second_look(image: np.ndarray, frame: Frame, unsure: list[Reading], scale: f
     read again on a crop around its index at a finer scale (SECOND_LOOK_SIDE for the whole image, never
     above the photograph's own). It is named only when that reading is the same card, the two looks together
     reach `min_conf` (`agreeing_looks`), and its pip has its suit's shape (`suit_shaped`): without that,
-    the closer look confirmed blurred spade/club swaps (rendered validation: 13 wrong of 402 added). Jokers
-    are left out: a finer scale restores strokes, and the stock reader has no strokes for a Joker."""
+    the closer look confirmed blurred spade/club swaps. Jokers are left out: a finer scale restores strokes,
+    and the stock reader has no strokes for a Joker."""
     h, w = image.shape[:2]
     finer = min(1.0, SECOND_LOOK_SIDE / max(h, w))
     if finer <= scale:

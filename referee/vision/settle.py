@@ -20,13 +20,11 @@ import numpy as np
 
 from ..core.cards import Card
 from ..core.events import CardSeen, CardUnreadable, Event, PileCleared
-from .index_detect import WORK_SIDE
 from .recognize import MIN_CONFIDENCE, SUIT_PARTNER, Detection, recognize
+from .working_size import WORK_SIDE
 
-# The live pipeline names cards at the still-image cut (calibrated on the hard rendered validation). It
-# used 0.9 while an earlier model's 0.97 dropped cards from the rendered drop sequences; with the current
-# model of session 3 0.9 named a pip pair as a second, wrong card on one settle of the 52-card pile sequence;
-# the current model at its 0.97 names all 52 in order, no wrong card (bench/bench_vision.py pile_sequence).
+# The live pipeline names cards at the still-image cut: there the rendered 52-card pile sequence is named in order
+# with no wrong card, where 0.9 named a pip pair as a second card (docs/vision.md, The cut on rendered scenes).
 PIPELINE_MIN_CONFIDENCE = MIN_CONFIDENCE
 # a reading this sure of a card not on the pile, after a lasting change, means a card landed
 UNREADABLE_HINT = 0.5
@@ -57,6 +55,7 @@ class PileRegion:
     h: int
 
     def crop(self, frame: np.ndarray) -> np.ndarray:
+        """The pile's part of a frame (a view, not a copy)."""
         return frame[self.y:self.y + self.h, self.x:self.x + self.w]
 
 
@@ -127,11 +126,13 @@ class SettlePipeline:
 
     @staticmethod
     def _thumb(img: np.ndarray) -> np.ndarray:
+        """A 96 px wide grey thumbnail: motion and change are measured on it."""
         g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
         return cv2.resize(g, (96, max(1, round(96 * g.shape[0] / g.shape[1]))), interpolation=cv2.INTER_AREA)
 
     @staticmethod
     def _skin(img: np.ndarray) -> np.ndarray:
+        """A 96 px wide mask of skin-coloured pixels (YCrCb range), specks opened away."""
         small = cv2.resize(img, (96, max(1, round(96 * img.shape[0] / img.shape[1]))), interpolation=cv2.INTER_AREA)
         ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
         skin = cv2.inRange(ycc, (40, 135, 80), (245, 175, 128))
@@ -178,6 +179,7 @@ class SettlePipeline:
         return self._settled(img, thumb)
 
     def _settled(self, img: np.ndarray, thumb: np.ndarray) -> list[Event]:
+        """Read the region once its burst has settled: new cards, an unreadable landing or a cleared pile."""
         t = self._burst_t
         assert t is not None and self._ref is not None
         change_mask = cv2.absdiff(thumb, self._ref) > 30

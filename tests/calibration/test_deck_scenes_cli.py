@@ -15,7 +15,7 @@ import pytest
 
 from referee.vision import deck_store
 from referee.vision.deck_store import NOT_INDEX, DeckStore
-from referee.vision.index_detect import N_FEATURES
+from referee.vision.index_features import N_FEATURES
 
 from .test_labelled_scenes import DECK, ROOT, make_folder
 

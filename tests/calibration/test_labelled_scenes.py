@@ -27,8 +27,10 @@ from referee.vision import faint_marks, render
 from referee.vision.deck_store import (NOT_INDEX, VETO, DeckStore, Shot, disagreeing, framed_candidates,
                                       stock_first, stock_read, store_after)
 from referee.vision.faint_marks import closer_marks, faint_blobs
-from referee.vision.index_detect import Blob, Candidate, find_blobs, prepare
+from referee.vision.index_pairing import Candidate
+from referee.vision.ink_blobs import Blob, find_blobs
 from referee.vision.recognize import recognize
+from referee.vision.working_size import prepare
 
 from .conftest import DATA
 
@@ -273,7 +275,7 @@ def test_a_store_keeps_its_stock_cut_and_older_stores_have_none(store: DeckStore
 
 def test_a_store_learns_its_decks_joker_mark_and_names_it_on_held_out_scenes(tmp_path: Path) -> None:
     # a Joker printed with a monogram (one mark, no suit glyph) is never an index candidate for the stock
-    # readers; a store shown the deck learns the mark as a lone mark (index_detect.mark_candidates)
+    # readers; a store shown the deck learns the mark as a lone mark (lone_marks.mark_candidates)
     style = dataclasses.replace(render.STYLES["classic"], joker_mark=True)
     # three cards: each quarter of the scenes (the cut is chosen where halves of the learned half name each
     # other) shows every card; with four, the inner halves of the learned scenes would share none

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.vision.area_shrink import axis_plan, shrink_area
-from referee.vision.index_detect import prepare
+from referee.vision.working_size import prepare
 
 from .conftest import DATA, labelled
 

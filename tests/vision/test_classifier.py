@@ -11,7 +11,9 @@ from referee.core.cards import Card
 from referee.vision import render
 from referee.vision.classifier import (CNN_PATH, MODEL_PATH, NO_INDEX, RANK_CLASSES, SUIT_CLASSES, AgreeingPair,
                                        IndexCNN, IndexMLP, load_model, pair_model)
-from referee.vision.index_detect import features, find_blobs, pair_candidates
+from referee.vision.index_features import features
+from referee.vision.index_pairing import pair_candidates
+from referee.vision.ink_blobs import find_blobs
 from referee.vision.recognize import CNN_MIN_CONFIDENCE, recognize
 
 from .conftest import cards_in_a_row

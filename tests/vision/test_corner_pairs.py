@@ -9,7 +9,8 @@ from referee.core.cards import Card
 from referee.vision import render
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES
 from referee.vision.corner_pairs import PAIR_FLOOR, Corner, back_pairs, either_corner, opposite_corners
-from referee.vision.index_detect import Blob, Candidate, find_blobs, pair_candidates
+from referee.vision.index_pairing import Candidate, pair_candidates
+from referee.vision.ink_blobs import Blob, find_blobs
 from referee.vision.recognize import MIN_CONFIDENCE, recognize
 
 TABLE = (60, 90, 50)  # a dark green cloth: the card's paper stands out, as on a real table

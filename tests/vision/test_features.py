@@ -1,4 +1,4 @@
-"""The feature rows the index readers see (`index_detect.features`)."""
+"""The feature rows the index readers see (`index_features.features`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,9 +9,13 @@ import numpy as np
 
 from referee.core.cards import Card
 from referee.vision import render
-from referee.vision.index_detect import (CTX_PATCH, N_FEATURES, N_GEOM, RANK_PATCH, SUIT_PATCH, _context, _extent,
-                                        _extents, _patch, blur3,
-                                        features, find_blobs, mark_candidates, pair_candidates, prepare)
+from referee.vision.index_features import (CTX_PATCH, N_FEATURES, N_GEOM, RANK_PATCH, SUIT_PATCH, _context, blur3,
+                                           features)
+from referee.vision.index_pairing import pair_candidates
+from referee.vision.ink_blobs import find_blobs
+from referee.vision.lone_marks import mark_candidates
+from referee.vision.upright_patch import _extent, _extents, _patch
+from referee.vision.working_size import prepare
 
 
 def test_the_batch_blur_is_opencvs_gaussian_blur_bit_for_bit() -> None:

@@ -11,7 +11,8 @@ from referee.vision import render
 from referee.vision.recognize import MIN_CONFIDENCE, recognize
 from referee.vision.classifier import (FILL_MODEL_PATH, MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, AgreeingPair,
                                        IndexMLP, default_model, load_pair, pair_model)
-from referee.vision.index_detect import N_FEATURES, RANK_PATCH, fill_rank_width, fill_rank_widths
+from referee.vision.index_features import N_FEATURES, RANK_PATCH
+from referee.vision.rank_width_fill import fill_rank_width, fill_rank_widths
 
 
 def _ink_box(p: np.ndarray) -> tuple[int, int, int, int]:

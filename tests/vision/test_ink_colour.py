@@ -8,8 +8,9 @@ import pytest
 
 from referee.core.cards import Card
 from referee.vision import casts, ink_colour, render
-from referee.vision.index_detect import find_blobs, glyph_contrasts, prepare
+from referee.vision.ink_blobs import find_blobs, glyph_contrasts
 from referee.vision.recognize import recognize
+from referee.vision.working_size import prepare
 
 NEUTRAL = casts.Cast((1.0, 1.0, 1.0), 1.0, (0.0, 0.0, 0.0), 0.0, 92)
 CASTS = {

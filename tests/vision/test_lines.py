@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from referee.core.cards import Card
-from referee.vision import index_detect, render
-from referee.vision.index_detect import find_blobs
+from referee.vision import ink_blobs, line_trim, render
+from referee.vision.ink_blobs import find_blobs
 from referee.vision.recognize import recognize
 
 from .conftest import DATA, labelled
@@ -24,7 +24,7 @@ def _card(name: str, angle: float = 0.0, width: int = 220, stroke: tuple[int, in
     return img
 
 
-def _index_suit(img: np.ndarray) -> index_detect.Blob:
+def _index_suit(img: np.ndarray) -> ink_blobs.Blob:
     """The suit under the top-left index: the second glyph from the card's top-left corner."""
     blobs = sorted((b for b in find_blobs(img).blobs if b.cx < 200 and b.cy < 200), key=lambda b: b.cy)
     return blobs[1]
@@ -42,7 +42,7 @@ def test_a_line_touching_an_index_pip_is_cut_off_and_the_card_is_read() -> None:
     assert Card.parse("7S") in {d.card for d in recognize(img)}
 
 
-def _rank_glyph(img: np.ndarray) -> index_detect.Blob:
+def _rank_glyph(img: np.ndarray) -> ink_blobs.Blob:
     """The rank glyph of the top-left index: the first glyph from the card's top-left corner."""
     return sorted((b for b in find_blobs(img).blobs if b.cx < 200 and b.cy < 200), key=lambda b: b.cy)[0]
 
@@ -59,7 +59,7 @@ def test_a_hairline_touching_a_rank_glyph_is_cut_off(name: str, monkeypatch: pyt
     assert (cut.x, cut.y) == (glyph.x, glyph.y)
     assert abs(cut.w - glyph.w) <= 3 and abs(cut.h - glyph.h) <= 3  # the glyph and at most a stub of line
     for trim in ("trim_thin_lines", "trim_lines"):  # a heavy glyph's core survives the pips' opening too
-        monkeypatch.setattr(index_detect, trim, lambda *args: None)
+        monkeypatch.setattr(ink_blobs, trim, lambda *args: None)
     merged = _rank_glyph(img)
     assert merged.w > glyph.w + reach // 2  # without the cuts, glyph and line are one blob
 
@@ -73,7 +73,7 @@ def test_glyph_strokes_are_never_cut(name: str, trim: str, monkeypatch: pytest.M
                                  (0.0, 140, (1, 1)), (21.0, 140, (1, 1))):
         img = _card(name, angle, width, stroke)
         trimmed = [(b.x, b.y, b.w, b.h, b.area) for b in find_blobs(img).blobs]
-        monkeypatch.setattr(index_detect, trim, lambda *args: None)
+        monkeypatch.setattr(ink_blobs, trim, lambda *args: None)
         untouched = [(b.x, b.y, b.w, b.h, b.area) for b in find_blobs(img).blobs]
         monkeypatch.undo()
         assert trimmed == untouched
@@ -88,7 +88,7 @@ def test_a_real_five_merged_with_a_card_edge_is_cut_free_and_read(monkeypatch: p
     # a fanned 5S whose only visible index touches the covering card's printed edge
     assert "5S" in _named("721203795.jpg")
     for trim in ("trim_thin_lines", "trim_lines"):
-        monkeypatch.setattr(index_detect, trim, lambda *args: None)
+        monkeypatch.setattr(ink_blobs, trim, lambda *args: None)
     assert "5S" not in _named("721203795.jpg")
 
 
@@ -98,8 +98,8 @@ def test_a_real_pip_with_a_short_tail_of_card_edge_is_cut_free_and_read(photo: s
     # the covering card's edge leaves a 2 px tail on the index pip: its core spans over 0.7 of the merged blob,
     # which the cut once required, so the pip read as no suit
     assert card in _named(photo)
-    monkeypatch.setattr(index_detect, "LINE_SPAN_MAX", 0.7)
-    monkeypatch.setattr(index_detect, "LINE_FILL_MAX", 0.5)
+    monkeypatch.setattr(line_trim, "LINE_SPAN_MAX", 0.7)
+    monkeypatch.setattr(line_trim, "LINE_FILL_MAX", 0.5)
     assert card not in _named(photo)
 
 
@@ -120,4 +120,4 @@ def test_a_pieces_spread_across_its_axis_is_the_covariances_smaller_eigenvalue()
         pts = np.stack([xs, ys], 1).astype(np.float64)
         pts -= pts.mean(0)
         expected = np.sqrt(max(float(np.linalg.eigvalsh(pts.T @ pts / n)[0]), 0.0))
-        assert abs(index_detect._axis_spread(xs, ys) - expected) < 1e-9
+        assert abs(line_trim._axis_spread(xs, ys) - expected) < 1e-9

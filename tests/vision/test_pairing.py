@@ -9,9 +9,11 @@ import cv2
 import numpy as np
 
 from referee.core.cards import Card
-from referee.vision import glyphs, index_detect, render
-from referee.vision.index_detect import (count_enclosed, enclosed_counters, enclosed_paper, find_blobs, is_mark,
-                                        mark_candidates, pair_candidates)
+from referee.vision import glyphs, index_pairing, ink_blobs, render
+from referee.vision.glyph_counters import count_enclosed, enclosed_counters, enclosed_paper
+from referee.vision.index_pairing import pair_candidates
+from referee.vision.ink_blobs import find_blobs
+from referee.vision.lone_marks import is_mark, mark_candidates
 
 from .conftest import cards_in_a_row
 
@@ -118,22 +120,22 @@ def test_a_glyph_groups_centre_is_numpys_mean_bit_for_bit() -> None:
         pts = (rng.random((n, 2)) * 384).astype(np.float32)
         for k in (0, 1):
             mean = pts[:, k].mean()
-            assert index_detect._column_mean(pts, k) == mean and type(index_detect._column_mean(pts, k)) is type(mean)
+            assert index_pairing._column_mean(pts, k) == mean and type(index_pairing._column_mean(pts, k)) is type(mean)
 
 
 def test_partners_at_the_same_distance_are_tried_in_blob_order() -> None:
     # three blobs like the glyph 15 px from it and twenty exactly 25 px from it: the fourth partner tried is the
     # first of the twenty found, on every machine (numpy's sort, row by row, took the second of them here: it
     # orders equal distances its own way)
-    def blob(idx: int, x: float, y: float) -> index_detect.Blob:
-        return index_detect.Blob(idx, int(x) - 10, int(y) - 10, 20, 20, 120, x, y, 0.0,
+    def blob(idx: int, x: float, y: float) -> ink_blobs.Blob:
+        return ink_blobs.Blob(idx, int(x) - 10, int(y) - 10, 20, 20, 120, x, y, 0.0,
                                  np.array([[x, y]], np.float32))
 
     around = [(-20, -15), (0, 25), (24, -7), (0, 15), (-15, -20), (-25, 0), (-7, -24), (15, -20), (-7, 24), (15, 20),
               (25, 0), (-24, -7), (12, -9), (-24, 7), (24, 7), (-20, 15), (-15, 20), (7, -24), (15, 0), (0, -25),
               (7, 24), (20, -15), (20, 15)]
     glyph = blob(1, 100, 100)
-    frame = index_detect.Frame(np.zeros((200, 200), np.int32), np.zeros((200, 200), np.uint8),
+    frame = ink_blobs.Frame(np.zeros((200, 200), np.int32), np.zeros((200, 200), np.uint8),
                                [glyph] + [blob(2 + k, 100 + dx, 100 + dy) for k, (dx, dy) in enumerate(around)])
     nearer = {2 + k for k, (dx, dy) in enumerate(around) if dx * dx + dy * dy == 225}
     assert len(nearer) == 3

@@ -10,7 +10,7 @@ import pytest
 
 from referee.core.cards import Card
 from referee.vision import recognize as rec
-from referee.vision.index_detect import Candidate
+from referee.vision.index_pairing import Candidate
 
 from .conftest import DATA, labelled
 

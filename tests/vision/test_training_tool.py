@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from referee.vision.index_detect import N_FEATURES, RANK_PATCH, SUIT_PATCH
+from referee.vision.index_features import N_FEATURES, RANK_PATCH, SUIT_PATCH
 
 pytest.importorskip("PIL", reason="the training script draws TrueType faces with Pillow (extra 'train')")
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "train_index_classifier.py"

@@ -1,4 +1,5 @@
-"""The shape checks a named index must pass (referee/vision/consistency.py), on drawn glyphs."""
+"""The shape checks on drawn glyphs: the vetoes a named index must pass (index_vetoes) and the shapes that settle
+the readers' doubts (rank_shapes, suit_shapes, glyph_measures)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,10 +10,13 @@ import numpy as np
 import pytest
 
 from referee.core.cards import Card
-from referee.vision import consistency, glyphs, render
+from referee.vision import glyph_measures, glyphs, index_vetoes, rank_shapes, render, suit_shapes
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES
-from referee.vision.index_detect import RANK_PATCH, Candidate, Frame, _patch, find_blobs, pair_candidates
+from referee.vision.index_features import RANK_PATCH
+from referee.vision.index_pairing import Candidate, pair_candidates
+from referee.vision.ink_blobs import Frame, find_blobs
 from referee.vision.recognize import recognize
+from referee.vision.upright_patch import _patch
 
 
 def _pip_pair() -> np.ndarray:
@@ -28,8 +32,8 @@ def test_two_pips_of_one_suit_are_not_an_index_whatever_rank_they_are_read_as() 
     cands = pair_candidates(frame)
     assert cands, "the pip pair should make a candidate"
     for cand in cands:
-        assert not consistency.plausible(frame, cand, "4")
-        assert not consistency.plausible(frame, cand, "A")
+        assert not index_vetoes.plausible(frame, cand, "4")
+        assert not index_vetoes.plausible(frame, cand, "A")
 
 
 def _index(card: Card, style: render.CardStyle) -> tuple[Frame, list[Candidate]]:
@@ -44,14 +48,14 @@ def _index(card: Card, style: render.CardStyle) -> tuple[Frame, list[Candidate]]
 
 def test_a_drawn_corner_index_passes_the_checks_for_its_own_rank() -> None:
     frame, index = _index(Card.parse("4C"), render.STYLES["classic"])
-    assert all(consistency.plausible(frame, c, "4") for c in index)
+    assert all(index_vetoes.plausible(frame, c, "4") for c in index)
     pips = find_blobs(_pip_pair())
     pip_iou = max(_same_shape(pips, c) for c in pair_candidates(pips))
-    assert all(_same_shape(frame, c) < consistency.SAME_SHAPE_MAX["4"] < pip_iou for c in index)
+    assert all(_same_shape(frame, c) < index_vetoes.SAME_SHAPE_MAX["4"] < pip_iou for c in index)
 
 
 def _same_shape(frame: Frame, cand: Candidate) -> float:
-    return consistency.same_shape_iou(_patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)[0], frame, cand)
+    return index_vetoes.same_shape_iou(_patch(frame, cand.rank, cand.ux, cand.uy, RANK_PATCH)[0], frame, cand)
 
 
 @pytest.mark.parametrize("flat_three", [False, True, 2, 3])
@@ -61,9 +65,9 @@ def test_a_drawn_three_is_not_a_five_and_a_drawn_five_is(style: str, flat_three:
     # filled the left band the check looked at before it was drawn finer and lower (read "5H")
     st = dataclasses.replace(render.STYLES[style], flat_three=flat_three)
     frame, threes = _index(Card.parse("3H"), st)
-    assert all(consistency.plausible(frame, c, "3") and not consistency.plausible(frame, c, "5") for c in threes)
+    assert all(index_vetoes.plausible(frame, c, "3") and not index_vetoes.plausible(frame, c, "5") for c in threes)
     frame, fives = _index(Card.parse("5H"), st)
-    assert all(consistency.plausible(frame, c, "5") for c in fives)
+    assert all(index_vetoes.plausible(frame, c, "5") for c in fives)
 
 
 def _turned(img: np.ndarray, angle: float) -> np.ndarray:
@@ -103,11 +107,11 @@ def test_a_flat_topped_three_with_a_left_serif_is_not_a_five(angle: float) -> No
     frame = find_blobs(_serif_three_or_five("3", angle))
     threes = pair_candidates(frame)
     assert threes, "the drawn 3 should make a candidate"
-    assert all(consistency.plausible(frame, c, "3") and not consistency.plausible(frame, c, "5") for c in threes)
+    assert all(index_vetoes.plausible(frame, c, "3") and not index_vetoes.plausible(frame, c, "5") for c in threes)
     frame = find_blobs(_serif_three_or_five("5", angle))
     fives = pair_candidates(frame)
     assert fives, "the drawn 5 should make a candidate"
-    assert all(consistency.plausible(frame, c, "5") for c in fives)
+    assert all(index_vetoes.plausible(frame, c, "5") for c in fives)
 
 
 WARM_LAMP = (0.55, 0.8, 1.0)   # B, G, R gains of a tungsten bulb on a camera balanced for daylight
@@ -129,8 +133,8 @@ def test_a_red_suit_needs_red_ink_against_its_paper(ink: tuple[int, int, int], l
     fives = pair_candidates(frame)
     assert fives, "the drawn index should make a candidate"
     for cand in fives:
-        assert all(consistency.plausible(frame, cand, "5", suit) == red_ok for suit in ("H", "D"))
-        assert all(consistency.plausible(frame, cand, "5", suit) != red_ok for suit in ("S", "C"))
+        assert all(index_vetoes.plausible(frame, cand, "5", suit) == red_ok for suit in ("H", "D"))
+        assert all(index_vetoes.plausible(frame, cand, "5", suit) != red_ok for suit in ("S", "C"))
 
 
 @pytest.mark.parametrize("flat_three", [False, True, 2, 3])
@@ -139,17 +143,17 @@ def test_a_drawn_three_read_as_five_is_a_three_and_a_drawn_five_stays_a_five(sty
                                                                              ) -> None:
     st = dataclasses.replace(render.STYLES[style], flat_three=flat_three)
     frame, threes = _index(Card.parse("3S"), st)
-    assert all(consistency.five_is_three(frame, c) for c in threes)
+    assert all(rank_shapes.five_is_three(frame, c) for c in threes)
     frame, fives = _index(Card.parse("5S"), st)
-    assert not any(consistency.five_is_three(frame, c) for c in fives)
+    assert not any(rank_shapes.five_is_three(frame, c) for c in fives)
 
 
 @pytest.mark.parametrize("angle", [0, 90, 200, 37])
 def test_a_serifed_flat_three_read_as_five_is_a_three(angle: float) -> None:
     frame = find_blobs(_serif_three_or_five("3", angle))
-    assert all(consistency.five_is_three(frame, c) for c in pair_candidates(frame))
+    assert all(rank_shapes.five_is_three(frame, c) for c in pair_candidates(frame))
     frame = find_blobs(_serif_three_or_five("5", angle))
-    assert not any(consistency.five_is_three(frame, c) for c in pair_candidates(frame))
+    assert not any(rank_shapes.five_is_three(frame, c) for c in pair_candidates(frame))
 
 
 @pytest.mark.parametrize("angle", [0, 90, 200, 37])
@@ -158,7 +162,7 @@ def test_a_fives_bowl_alone_read_as_five_is_not_a_three(angle: float) -> None:
     frame = find_blobs(_serif_three_or_five("bowl", angle))
     bowls = pair_candidates(frame)
     assert bowls, "the drawn bowl should make a candidate"
-    assert not any(consistency.five_is_three(frame, c) for c in bowls)
+    assert not any(rank_shapes.five_is_three(frame, c) for c in bowls)
 
 
 class _DoubtingReader:
@@ -217,7 +221,7 @@ def test_a_three_read_as_five_also_gets_the_readers_doubt_of_a_jack(rank: str, n
 
 @pytest.mark.parametrize("angle", [0, 90, 200, 37])
 def test_a_seven_has_no_threes_waist(angle: float) -> None:
-    _separates(consistency.seven_not_three, _serif_three_or_five, "7", "3", angle)
+    _separates(rank_shapes.seven_not_three, _serif_three_or_five, "7", "3", angle)
 
 
 def _jack_or_seven(rank: str, angle: float) -> np.ndarray:
@@ -237,7 +241,7 @@ def _jack_or_seven(rank: str, angle: float) -> np.ndarray:
 
 @pytest.mark.parametrize("angle", [0, 90, 200, 37])
 def test_a_jack_has_a_stem_and_a_hook_a_seven_does_not(angle: float) -> None:
-    _separates(consistency.jack_not_seven, _jack_or_seven, "J", "7", angle)
+    _separates(rank_shapes.jack_not_seven, _jack_or_seven, "J", "7", angle)
 
 
 @pytest.mark.parametrize("rank, named", [("J", ["JH"]), ("7", [])])
@@ -262,18 +266,18 @@ def test_counters_are_found_with_their_heights() -> None:
     p = np.zeros((40, 40), np.uint8)
     cv2.circle(p, (20, 12), 7, 255, 3)
     cv2.circle(p, (20, 28), 8, 255, 3)
-    assert [round(h, 1) for h in consistency.counter_heights(p)] == [0.2, 0.7]
-    assert consistency.counter_heights(np.zeros((40, 40), np.uint8)) == []
+    assert [round(h, 1) for h in glyph_measures.counter_heights(p)] == [0.2, 0.7]
+    assert glyph_measures.counter_heights(np.zeros((40, 40), np.uint8)) == []
     bar = np.zeros((40, 40), np.uint8)
     bar[5:35, 18:22] = 255
-    assert consistency.counter_heights(bar) == []
+    assert glyph_measures.counter_heights(bar) == []
 
 
 @pytest.mark.parametrize("style", ["classic", "jumbo", "simple"])
 def test_drawn_sixes_and_eights_have_their_own_counters(style: str) -> None:
     for rank in ("6", "8"):
         frame, index = _index(Card.parse(rank + "C"), render.STYLES[style])
-        assert [consistency.six_or_eight(consistency.fine_rank(frame, c)) for c in index] == [rank] * len(index)
+        assert [rank_shapes.six_or_eight(rank_shapes.fine_rank(frame, c)) for c in index] == [rank] * len(index)
 
 
 def _six_or_eight(rank: str, angle: float) -> np.ndarray:
@@ -308,20 +312,20 @@ def test_a_drawn_pip_has_its_own_suits_shape_and_not_the_suit_it_is_confused_wit
     # a spade's point vs a club's lobes; a diamond's point vs a heart's notched lobes (the renderer's own clubs
     # have shallow gaps between lobes, 8-10% of their height: the club test is below, on a Bicycle-like club)
     frame, index = _index(Card.parse("7" + suit), render.STYLES[style])
-    assert all(consistency.suit_shaped(frame, c, suit) for c in index)
+    assert all(suit_shapes.suit_shaped(frame, c, suit) for c in index)
     frame, index = _index(Card.parse("7" + other), render.STYLES[style])
-    assert not any(consistency.suit_shaped(frame, c, suit) for c in index)
+    assert not any(suit_shapes.suit_shaped(frame, c, suit) for c in index)
 
 
 def test_dents_and_top_width_of_simple_shapes() -> None:
     tri = np.zeros((40, 40), np.uint8)
     cv2.fillPoly(tri, [np.array([[20, 2], [37, 37], [3, 37]], np.int32)], 255)  # a point on top, no dents
-    assert consistency.width_near_top(tri) < 0.2 and consistency.deepest_upper_dent(tri) < consistency.CLUB_DENT_MAX
+    assert glyph_measures.width_near_top(tri) < 0.2 and glyph_measures.deepest_upper_dent(tri) < suit_shapes.CLUB_DENT_MAX
     lobes = np.zeros((40, 40), np.uint8)
     for cx, cy in ((20, 10), (9, 22), (31, 22)):  # three touching circles, as a club's leaves
         cv2.circle(lobes, (cx, cy), 9, 255, -1)
-    assert consistency.width_near_top(lobes) > 0.3 and consistency.deepest_upper_dent(lobes) > 0.1
-    assert consistency.deepest_upper_dent(np.zeros((40, 40), np.uint8)) == 0.0
+    assert glyph_measures.width_near_top(lobes) > 0.3 and glyph_measures.deepest_upper_dent(lobes) > 0.1
+    assert glyph_measures.deepest_upper_dent(np.zeros((40, 40), np.uint8)) == 0.0
 
 
 def _point(left_in: float, right_in: float) -> np.ndarray:
@@ -338,12 +342,12 @@ def test_a_spade_whose_side_curves_in_is_a_spade_and_one_dented_on_both_sides_is
     # printed spades' sides curve in 4-5% of their height below the point (real Bicycle spades), mostly on one
     # side more than the other; rendered clubs with gaps that shallow have a gap on each side
     straight, one_side, both_sides = _point(0, 0), _point(1.2, 0), _point(1.2, 1.2)
-    assert consistency.deepest_upper_dent(straight) < 0.04 and consistency.spade_outline(straight)
-    assert 0.04 < consistency.deepest_upper_dent(one_side) < consistency.CLUB_DENT_MAX
-    assert consistency.lobe_gaps(one_side) < consistency.SPADE_GAPS_MAX and consistency.spade_outline(one_side)
-    assert consistency.deepest_upper_dent(both_sides) < consistency.CLUB_DENT_MAX
-    assert consistency.lobe_gaps(both_sides) >= consistency.SPADE_GAPS_MAX
-    assert not consistency.spade_outline(both_sides)
+    assert glyph_measures.deepest_upper_dent(straight) < 0.04 and suit_shapes.spade_outline(straight)
+    assert 0.04 < glyph_measures.deepest_upper_dent(one_side) < suit_shapes.CLUB_DENT_MAX
+    assert glyph_measures.lobe_gaps(one_side) < suit_shapes.SPADE_GAPS_MAX and suit_shapes.spade_outline(one_side)
+    assert glyph_measures.deepest_upper_dent(both_sides) < suit_shapes.CLUB_DENT_MAX
+    assert glyph_measures.lobe_gaps(both_sides) >= suit_shapes.SPADE_GAPS_MAX
+    assert not suit_shapes.spade_outline(both_sides)
 
 
 def _stemmed_point(bend: float, neck: bool = True) -> np.ndarray:
@@ -367,13 +371,13 @@ def test_a_spade_drawn_sharply_may_curve_in_further_than_a_blurred_one() -> None
     # sharply it is a spade; where blur has melted the neck it could be a club whose lobes ran together
     sharp, melted = _stemmed_point(0.5), _stemmed_point(0.5, neck=False)
     for p in (sharp, melted):  # the same outline above: past the blurred pip's limits, within the sharp one's
-        assert consistency.lobe_gaps(p) >= consistency.SPADE_GAPS_MAX
-        assert consistency.deepest_upper_dent(p) < consistency.SHARP_SPADE_DENT_MAX
-        assert consistency.lobe_gaps(p) < consistency.SHARP_SPADE_GAPS_MAX
-    assert consistency.stem_neck(sharp) < consistency.STEM_NECK_MAX and consistency.spade_outline(sharp)
-    assert consistency.stem_neck(melted) > consistency.STEM_NECK_MAX and not consistency.spade_outline(melted)
+        assert glyph_measures.lobe_gaps(p) >= suit_shapes.SPADE_GAPS_MAX
+        assert glyph_measures.deepest_upper_dent(p) < suit_shapes.SHARP_SPADE_DENT_MAX
+        assert glyph_measures.lobe_gaps(p) < suit_shapes.SHARP_SPADE_GAPS_MAX
+    assert glyph_measures.stem_neck(sharp) < suit_shapes.STEM_NECK_MAX and suit_shapes.spade_outline(sharp)
+    assert glyph_measures.stem_neck(melted) > suit_shapes.STEM_NECK_MAX and not suit_shapes.spade_outline(melted)
     # a pip narrowing to a point at its bottom has no stem, however sharp
-    assert consistency.stem_neck(_point(1.2, 1.2)) > consistency.STEM_NECK_MAX
+    assert glyph_measures.stem_neck(_point(1.2, 1.2)) > suit_shapes.STEM_NECK_MAX
 
 
 @pytest.mark.parametrize("read, doubt, suit, named", [("S", "C", "S", ["7S"]), ("S", "C", "C", []),
@@ -421,12 +425,12 @@ def test_a_drawn_ten_is_a_ring_with_a_bar_beside_it_and_a_queen_is_not(angle: fl
     rings = [c for c in cands if [b.idx for b in c.rank] == [ring.idx]]
     merged = [c for c in cands if len(c.rank) == 2]
     assert rings and merged  # the 10 is offered merged and its "0" alone
-    assert all(consistency.ten_shaped(frame, c) for c in rings + merged)
-    assert not any(consistency.ten_shaped(frame, c) for c in cands if c not in rings + merged)  # the bar alone
+    assert all(rank_shapes.ten_shaped(frame, c) for c in rings + merged)
+    assert not any(rank_shapes.ten_shaped(frame, c) for c in cands if c not in rings + merged)  # the bar alone
     frame, cands = _rank_candidates(_ten_or_queen("Q", angle))
-    assert cands and not any(consistency.ten_shaped(frame, c) for c in cands)
+    assert cands and not any(rank_shapes.ten_shaped(frame, c) for c in cands)
     frame, cands = _rank_candidates(_ten_or_queen("10", angle, bar_gap=30))  # a bar too far away is not its "1"
-    assert not any(consistency.ten_shaped(frame, c) for c in cands if len(c.rank) == 1)
+    assert not any(rank_shapes.ten_shaped(frame, c) for c in cands if len(c.rank) == 1)
 
 
 def _ten_with_plain_bar(angle: float, top: int = 61, bottom: int = 99) -> np.ndarray:
@@ -453,9 +457,9 @@ def test_a_tens_plain_bar_square_to_the_image_is_found_beside_its_ring(angle: fl
 
     frame, cands = ring_over_heart(_ten_with_plain_bar(angle))
     assert len(frame.blobs) == 2, "the bar should not be a blob: the ring and the heart are"
-    assert cands and all(consistency.ten_shaped(frame, c) for c in cands)
+    assert cands and all(rank_shapes.ten_shaped(frame, c) for c in cands)
     frame, cands = ring_over_heart(_ten_with_plain_bar(angle, top=10, bottom=190))  # a stripe, not a "1"
-    assert cands and not any(consistency.ten_shaped(frame, c) for c in cands)
+    assert cands and not any(rank_shapes.ten_shaped(frame, c) for c in cands)
 
 
 @pytest.mark.parametrize("rank, named", [("10", ["10H"]), ("Q", [])])
@@ -495,8 +499,8 @@ def test_six_top_measures_on_drawn_glyphs() -> None:
         for rank, want in (("6", True), ("5", False)):
             frame = find_blobs(_six_or_closed_five(rank, angle))
             index = [c for c in pair_candidates(frame) if c.suit.cy > c.cy + 10]
-            assert index and all(consistency.six_or_eight(consistency.fine_rank(frame, c)) == "6" for c in index)  # one low counter
-            assert all(consistency.six_not_five(consistency.fine_rank(frame, c)) == want for c in index), (rank, angle)
+            assert index and all(rank_shapes.six_or_eight(rank_shapes.fine_rank(frame, c)) == "6" for c in index)  # one low counter
+            assert all(rank_shapes.six_not_five(rank_shapes.fine_rank(frame, c)) == want for c in index), (rank, angle)
 
 
 def _seven_over_black_pip(suit: str, angle: float) -> np.ndarray:
@@ -521,8 +525,8 @@ def test_a_club_has_a_gap_each_side_of_its_top_lobe_and_a_spade_has_none(angle: 
         frame = find_blobs(_seven_over_black_pip(suit, angle))
         index = [c for c in pair_candidates(frame) if c.suit.cy > c.cy + 10]  # the pip under the 7
         assert index
-        assert all(consistency.suit_shaped(frame, c, "C") == (suit == "C") for c in index)
-        assert all(consistency.suit_shaped(frame, c, "S") == (suit == "S") for c in index)
+        assert all(suit_shapes.suit_shaped(frame, c, "C") == (suit == "C") for c in index)
+        assert all(suit_shapes.suit_shaped(frame, c, "S") == (suit == "S") for c in index)
 
 
 @pytest.mark.parametrize("suit, named", [("C", ["7C"]), ("S", [])])
@@ -539,9 +543,9 @@ def test_a_broken_glyphs_empty_rows_are_not_a_threes_waist() -> None:
     p = np.zeros((40, 40), np.uint8)
     p[4:14, 8:32] = 255
     p[20:36, 8:32] = 255
-    assert consistency.right_waist(p) == 0.0
+    assert glyph_measures.right_waist(p) == 0.0
     p[14:20, 8:14] = 255  # joined at the left: now the right edge dips in between them
-    assert consistency.right_waist(p) > consistency.THREE_WAIST_MIN
+    assert glyph_measures.right_waist(p) > rank_shapes.THREE_WAIST_MIN
 
 
 def _with_stub(p: np.ndarray) -> np.ndarray:
@@ -556,12 +560,12 @@ def test_a_stub_on_a_pip_hides_its_shape_until_it_is_opened_away() -> None:
     diamond = np.zeros((160, 160), np.uint8)
     cv2.fillPoly(diamond, [np.array([[80, 4], [136, 80], [80, 156], [24, 80]], np.int32)], 255)
     diamond = cv2.resize(diamond, (40, 40), interpolation=cv2.INTER_AREA)
-    assert consistency.pip_shaped(diamond, "D")
+    assert suit_shapes.pip_shaped(diamond, "D")
     stubbed = _with_stub(diamond)
-    assert not consistency.pip_shaped(stubbed, "D")               # the stub reads as a notch
-    assert consistency.pip_shaped(consistency.without_stubs(stubbed), "D")
+    assert not suit_shapes.pip_shaped(stubbed, "D")               # the stub reads as a notch
+    assert suit_shapes.pip_shaped(suit_shapes.without_stubs(stubbed), "D")
     spade = _point(0, 0)
-    assert consistency.pip_shaped(consistency.without_stubs(_with_stub(spade)), "S")
+    assert suit_shapes.pip_shaped(suit_shapes.without_stubs(_with_stub(spade)), "S")
 
 
 def test_opening_a_club_never_gives_it_a_spades_point() -> None:
@@ -570,5 +574,5 @@ def test_opening_a_club_never_gives_it_a_spades_point() -> None:
         cv2.circle(lobes, (cx, cy), 9, 255, -1)
     cv2.line(lobes, (20, 25), (20, 38), 255, 4)  # the stem
     for club in (lobes, _with_stub(lobes)):
-        assert not consistency.pip_shaped(consistency.without_stubs(club), "S")
-        assert not consistency.pip_shaped(consistency.without_stubs(club), "D")
+        assert not suit_shapes.pip_shaped(suit_shapes.without_stubs(club), "S")
+        assert not suit_shapes.pip_shaped(suit_shapes.without_stubs(club), "D")
