@@ -9,7 +9,7 @@ frames it has nearly stopped (`landing.py`), and the readings of corners and
 frames together name it: `CardSeen` stamped with the first changed frame,
 usually 67-100 ms after it, before a slapping hand arrives (or, when a sweep
 or hands opened the landing, with the frame from which the named card lay
-where it lies: `landing_stamp.py`). A hand (skin
+where it lies: `landing_stamp.py`, whichever reader named it). A hand (skin
 reaching the region's edge) is never read as a card; a hand arriving after a
 card was read does not stop it being named.
 
@@ -230,7 +230,7 @@ class CardPipeline(SettlePipeline):
         self.on_pile[card] += 1
         self._widths = (self._widths + [min(quad.width, quad.height)])[-9:]
         grow = on_thumb.mask(thumb.shape, grow=2.0)
-        keep = cv2.dilate(skin, np.ones((5, 5), np.uint8)) > 0
+        keep = cv2.dilate(over, np.ones((5, 5), np.uint8)) > 0   # hands stay out of the settled view, arms of any colour too
         self._ref = np.where(keep, self._ref, thumb)  # type: ignore[arg-type]
         self._calm = (grow, 4)
         self._burst_t = self._pending_t = None
@@ -264,6 +264,20 @@ class CardPipeline(SettlePipeline):
         inside = max(1, int(np.count_nonzero(m)))
         return bool(np.count_nonzero(skin & m) > landing.SKIN_IN_CORNER * inside)
 
+    @staticmethod
+    def _arrived(events: list[Event], frames: LandingFrames, quad: landing.CardQuad | None,
+                 img_shape: tuple[int, ...], thumb_shape: tuple[int, ...]) -> list[Event]:
+        """The one card the settled view names, where the landing saw a card come to rest, stamped at its own
+        arrival there when hands or a sweep opened the landing before it (`LandingFrames.card_since`)."""
+        seen = [e for e in events if isinstance(e, CardSeen)]
+        if quad is None or len(seen) != 1:
+            return events
+        on_thumb = landing.CardQuad(quad.corners / np.float32(img_shape[1] / thumb_shape[1]))
+        since = frames.card_since(on_thumb.mask(thumb_shape))
+        if since is None or since <= seen[0].t_ns:
+            return events
+        return [replace(e, t_ns=since) if e is seen[0] else e for e in events]
+
     def _settle_burst(self, img: np.ndarray, thumb: np.ndarray, read: bool = True) -> list[Event]:
         """The burst has settled without a landing named: a pile swept away (no card stock left, or the bare
         table again) is PileCleared without a read; otherwise the still view is read (`SettlePipeline`),
@@ -272,6 +286,7 @@ class CardPipeline(SettlePipeline):
         self._burst_t = self._pending_t or self._burst_t
         stamp, saw = self._burst_t, self._saw_card
         assert stamp is not None and self._ref is not None
+        frames, quad = self._frames, self._stable
         self._pending_t = None
         self._new_landing()
         changed = float(np.count_nonzero(cv2.absdiff(thumb, self._ref) > 30)) / thumb.size
@@ -283,7 +298,7 @@ class CardPipeline(SettlePipeline):
             swept: list[Event] = [CardUnreadable(stamp, 0.0)] if saw else []
             return swept + [PileCleared(stamp)]
         if read:
-            events = self._settled(img, thumb)
+            events = self._arrived(self._settled(img, thumb), frames, quad, img.shape, thumb.shape)
         else:
             events, self._burst_t, self._ref = [], None, thumb
             self._ref_skin = cv2.dilate(self._skin(img), np.ones((3, 3), np.uint8))
