@@ -12,8 +12,8 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from referee.config import SECTIONS, ConfigError, TableConfig, parse
+from referee.vision.deck_store import DeckStore
 
-from .deck_store import DeckStore
 from .profile import Profile, ProfileError
 
 

@@ -4,7 +4,7 @@ At the table every card named is a card on the pile, so a learned deck is named
 at the lowest cut-offs that keep `TARGET_PRECISION` on checking photos, counting
 every name (a second card named on a one-card shot is wrong). Two are chosen
 together: the store's own `min_conf`, and `stock_cut`, the confidence at which
-the stock reader's readings come first (`deck_store.stock_first`), or None to
+the stock reader's readings come first (`stock_then_store.stock_first`), or None to
 leave the stock reader out (a deck whose print fools it). The stock reader is the
 store's adapted pair when it has one (`DeckStore.reader`), fine-tuned on the photos
 the store learned from, never on the checking photos.
@@ -18,12 +18,14 @@ from typing import Iterable, Protocol, Sequence
 import numpy as np
 
 from referee.core.cards import JOKER, Card
-from referee.vision.deck_store import (NO_INDEX_SURE, NOT_INDEX, DeckStore, disagreeing, framed_candidates, mark_rows,
-                                      stock_first, stock_read, store_after)
+from referee.vision.deck_reader import NOT_INDEX
+from referee.vision.deck_store import DeckStore
 from referee.vision.index_pairing import Candidate
 from referee.vision.ink_blobs import Frame
 from referee.vision.recognize import MIN_CONFIDENCE as STOCK_MIN_CONFIDENCE
 from referee.vision.recognize import Detection, Reading
+from referee.vision.stock_then_store import NO_INDEX_SURE, disagreeing, stock_first, stock_read, store_after
+from referee.vision.store_rows import framed_candidates, mark_rows
 
 CUTS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99)
 # down to 0.9: on scenes-bicycle the stock reader's readings at 0.95-0.97 are right as often as those above, and
@@ -80,7 +82,7 @@ class StoreLook:
     scale: float
     voted: tuple[list[str], np.ndarray, np.ndarray]
     stock: list[Reading]
-    no_index: np.ndarray   # how surely the reader calls each candidate no index (`deck_store.stock_read`)
+    no_index: np.ndarray   # how surely the reader calls each candidate no index (`stock_then_store.stock_read`)
     _first: dict[tuple[float, float | None], tuple[dict[Card, Detection], set[int]]] = field(default_factory=dict)
     _agreed: dict[tuple[float, float], tuple[list[Reading], tuple[list[str], np.ndarray, np.ndarray]]] = \
         field(default_factory=dict)

@@ -16,9 +16,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from referee.vision.deck_store import DeckStore, Shot, upright
 from referee.vision.recognize import Detection, recognize
 
-from .deck_store import DeckStore, Shot, upright
 from .cut_choice import CutCheck, StoreLook, apply, choose_cuts
 
 Recognizer = Callable[..., list[Detection]]

@@ -18,9 +18,9 @@ import numpy as np
 
 from hardware.camera import IMAGE_SUFFIXES
 from referee.core.cards import Card, CardError
+from referee.vision.deck_store import Shot
 
 from .card_crop import crop_card
-from .deck_store import Shot
 from .motion import settled_changes
 
 _PREFIX = re.compile(r"^([0-9]{1,2}|[AJQKTajqkt])([SHDCshdc])(?:[_\-. ]|$)|^(joker)", re.I)

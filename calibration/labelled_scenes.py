@@ -24,7 +24,10 @@ import cv2
 import numpy as np
 
 from referee.core.cards import Card
-from referee.vision.deck_store import NOT_INDEX, DeckStore, Labelled, candidates, labelled, relit
+from referee.vision.card_shots import relit
+from referee.vision.deck_reader import NOT_INDEX
+from referee.vision.deck_store import DeckStore
+from referee.vision.store_rows import Labelled, candidates, labelled
 
 from .cut_choice import CutCheck, StoreLook, apply, choose_cuts
 

@@ -5,13 +5,7 @@ The stock pair learned rendered faces only; a real deck's index font fools it on
 rest "not an index"), so both MLPs of the pair are trained a little further on those rows, from their
 committed weights (a few epochs, a low rate: the rendered knowledge stays and the deck's font is added).
 A deck store keeps the adapted pair and reads with it where it would read with the stock pair.
-
-Measured on scenes-bicycle (a store learned from one half, the other half read; session 23): the adapted
-pair alone named 0.989 of the held-out non-Joker cards at 0.85 with none wrong, the stock pair 0.965 at its
-own cut; as the store's first reader, recall 0.976 -> 0.984 on that half (bench/RESULTS.md has both folds).
-Relit copies of the photos (three times the rows) and 25 epochs named no more and cost precision; re-inked
-patches (the training tool's `--jitter`) chose lower cuts and named fewer over both folds (0.981 / 0.998 against
-0.984 / 0.999).
+docs/vision.md ("A learned deck") has the measurements that chose this.
 """
 from __future__ import annotations
 

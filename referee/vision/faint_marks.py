@@ -1,17 +1,14 @@
 """A closer look at a Joker's corner mark too faint to show its counters at the working size.
 
-A lone mark (`index_detect.mark_candidates`) must enclose `MARK_COUNTERS_MIN` counters at the
-working size (384 px), where a small Bicycle Joker monogram's thin strokes close up or break apart
-and show 0-2. Such a blob is looked at again in steps, each cheaper than the next is costly:
+A lone mark (`lone_marks.mark_candidates`) must enclose `MARK_COUNTERS_MIN` counters at the working size
+(384 px), where a small Joker monogram's thin strokes close up or break apart. Such a blob is looked at again
+in steps, each cheap step gating a costlier one:
 1. it is mark-sized but small enough not to show its counters, and its box in the full-size photo, inked by
    Otsu, encloses enough counters (`faint_blobs`);
-2. the store votes it a Joker as a lone mark at the working size, at any confidence (`voted_jokers`);
+2. the store votes it a Joker as a lone mark at the working size, at any confidence (`DeckStore.faint_joker`);
 3. a crop around it at full size is found and read again (`closer_marks`); the store names a Joker
    from those marks at its usual mark cut.
-Measured on scenes-bicycle (two folds, session 23): 6 of the 10 Jokers the stores missed are named,
-none falsely (the surest false Joker there: 0.93); about 2 ms a photo where no Joker was named
-(0.4 ms at the median since session 27's size bound).
-The step-1 gate alone passed ~3 blobs a photo (court art, pips), and reading each again cost ~9 ms.
+docs/vision.md ("A learned deck") has the measurements that chose the steps and bounds.
 """
 from __future__ import annotations
 
@@ -33,10 +30,8 @@ def faint_blobs(image: np.ndarray, frame: Frame, scale: float, skip: set[int]) -
     lone marks, which already enclose `MARK_COUNTERS_MIN` counters there, and blobs a reading claimed), whose box in
     the full-size `image` (working px / `scale`) encloses `MARK_COUNTERS_MIN` counters.
 
-    The upper bound: the Joker marks the stores named as lone marks on scenes-bicycle span 25-46 px at the working
-    size, the faint ones this look names 15-20 px (session 27, two folds). Larger blobs (court art, big pips) passed
-    the counters' gate and cost the store's vote on half the photos: the look fell from 1.33 to 0.37 ms a photo at the
-    median with the same 6 Jokers named. Chosen on these photos."""
+    The upper bound keeps court art and big pips, which enclose counters at full size too, from costing the
+    store's vote: faint Joker marks are smaller than the lone marks the store names at the working size."""
     if scale >= 1.0:
         return []   # the photo was read at its own size: there is nothing finer to see
     h, w = image.shape[:2]

@@ -14,9 +14,9 @@ import pytest
 from calibration import deck_cal
 from calibration.deck_shots import folder_shots, name_from_file, split
 from calibration.cut_choice import CUTS
-from calibration.deck_store import DeckStore, Shot, upright
 from calibration.decks import deck_cards
 from referee.core.cards import Card
+from referee.vision.deck_store import DeckStore, Shot, upright
 from referee.vision.recognize import Detection
 
 from .conftest import piatnik

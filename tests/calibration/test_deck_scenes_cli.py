@@ -13,9 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from referee.vision import deck_store
-from referee.vision.deck_store import NOT_INDEX, DeckStore
+from referee.vision import neighbour_search
+from referee.vision.deck_reader import NOT_INDEX
+from referee.vision.deck_store import DeckStore
 from referee.vision.index_features import N_FEATURES
+from referee.vision.neighbour_search import EXACT_UP_TO, PROBES, SHORTLIST, NeighbourIndex, principal_axes
+from referee.vision.store_rows import embed
 
 from .test_labelled_scenes import DECK, ROOT, make_folder
 
@@ -110,8 +113,8 @@ def clustered_store(seed: int = 0, per_card: int = 40, negatives: int = 3000
     names = np.array(cards + [NOT_INDEX] * 60, dtype=object)
     which = np.concatenate([np.repeat(np.arange(len(cards)), per_card),
                             rng.integers(len(cards), len(names), negatives)])
-    vectors = deck_store.embed(around(which))
-    mean, basis = deck_store.principal_axes(vectors)
+    vectors = embed(around(which))
+    mean, basis = principal_axes(vectors)
     store = DeckStore(vectors, names[which], cards, d_ok=0.02, min_conf=0.5, mean=mean, basis=basis)
     q_which = rng.integers(0, len(names), 300)
     return store, around(q_which), names[q_which]
@@ -119,10 +122,10 @@ def clustered_store(seed: int = 0, per_card: int = 40, negatives: int = 3000
 
 def test_fast_search_names_as_the_exact_search() -> None:
     store, queries, truth = clustered_store()
-    assert len(store.vectors) > deck_store.EXACT_UP_TO and store.basis is not None
+    assert len(store.vectors) > EXACT_UP_TO and store.basis is not None
     assert not store.index().exact
     exact = DeckStore(store.vectors, store.labels, store.cards, store.d_ok)
-    exact._index = deck_store._Index(exact.vectors, exact.labels, None, None)
+    exact._index = NeighbourIndex(exact.vectors, exact.labels, None, None)
     names, conf, dist = store.vote(queries)
     want_names, want_conf, want_dist = exact.vote(queries)
     assert names == want_names
@@ -145,17 +148,17 @@ def test_inverted_file_shortlists_each_query_alone(monkeypatch: pytest.MonkeyPat
     the full ranking on the search axes."""
     store, queries, _ = clustered_store(seed=2)
     index = store.index()
-    e = deck_store.embed(queries)
+    e = embed(queries)
     q = ((e - index.mean) @ index.basis)[:, :index.ranked.shape[1] - 1]
     together = index._shortlist(q)
     alone = np.vstack([index._shortlist(q[i:i + 1]) for i in range(0, len(q), 37)])
     assert np.array_equal(together[::37], alone)
     n_lists = len(index.starts) - 1
-    assert n_lists > deck_store.PROBES   # the test store is big enough to have lists left unprobed
+    assert n_lists > PROBES   # the test store is big enough to have lists left unprobed
     assert sorted(index.order.tolist()) == list(range(len(store.vectors)))   # every row in exactly one list
-    monkeypatch.setattr(deck_store, "PROBES", n_lists)
+    monkeypatch.setattr(neighbour_search, "PROBES", n_lists)
     full = ((q @ index.ranked[:, :-1].T) + index.ranked[:, -1])   # |q - z|^2 - |q|^2, every row
-    want = index.order[np.argsort(full, axis=1, kind="stable")[:, :deck_store.SHORTLIST]]
+    want = index.order[np.argsort(full, axis=1, kind="stable")[:, :SHORTLIST]]
     got = index._shortlist(q)
     dist = np.take_along_axis(full, np.argsort(index.order)[got], axis=1)
     assert np.allclose(dist, np.take_along_axis(full, np.argsort(index.order)[want], axis=1), atol=1e-5)

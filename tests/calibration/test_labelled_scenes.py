@@ -24,13 +24,17 @@ from calibration.labelled_scenes import (SceneError, fit_scenes, label_image, la
                                          split_by_name)
 from referee.core.cards import Card
 from referee.vision import faint_marks, render
-from referee.vision.deck_store import (NOT_INDEX, VETO, DeckStore, Shot, disagreeing, framed_candidates,
-                                      stock_first, stock_read, store_after)
+from referee.vision.deck_reader import NOT_INDEX
+from referee.vision.deck_store import DeckStore, Shot
 from referee.vision.faint_marks import closer_marks, faint_blobs
 from referee.vision.index_pairing import Candidate
 from referee.vision.ink_blobs import Blob, find_blobs
-from referee.vision.recognize import recognize
+from referee.vision.lone_marks import is_mark
 from referee.vision.working_size import prepare
+from referee.vision.recognize import recognize
+from referee.vision.stock_then_store import (LOOK_FLOOR, NO_INDEX_SURE, VETO, disagreeing, stock_first, stock_read,
+                                             store_after)
+from referee.vision.store_rows import framed_candidates
 
 from .conftest import DATA
 
@@ -201,16 +205,16 @@ def test_store_votes_just_short_of_its_cut_get_the_stock_readers_second_look(
     """A store vote from `LOOK_FLOOR` up to the store's cut is sent to the stock reader's second look (model None),
     after the unsure readings' look by the deck's reader; lower votes and lone marks are not, nor any vote of a
     store that left the stock reader out."""
-    from referee.vision import deck_store
+    from referee.vision import deck_store   # patched where `DeckStore.name` looks them up
 
     scene = split_by_name(read_scenes(rendered))[1][0]
     image = scene.image()
     frame, cands, x, scale, _ = framed_candidates(image, marks=store.marks)
-    pairs = [i for i, c in enumerate(cands) if not deck_store.is_mark(c)]
+    pairs = [i for i, c in enumerate(cands) if not is_mark(c)]
     short_at, low_at = pairs[0], pairs[1]
     names, conf = [NOT_INDEX] * len(cands), np.zeros(len(cands))
-    names[short_at], conf[short_at] = "2C", deck_store.LOOK_FLOOR + 0.02
-    names[low_at], conf[low_at] = "3D", deck_store.LOOK_FLOOR - 0.05
+    names[short_at], conf[short_at] = "2C", LOOK_FLOOR + 0.02
+    names[low_at], conf[low_at] = "3D", LOOK_FLOOR - 0.05
     looks: list[tuple[list, object]] = []
 
     def second_look(image, frame, unsure, scale, used, named, min_conf, model):
@@ -228,9 +232,9 @@ def test_store_votes_just_short_of_its_cut_get_the_stock_readers_second_look(
 
     monkeypatch.setattr(with_stock, "vote_rows", vote_rows)
     with_stock.name(cands, x, scale, frame=frame, image=image)
-    assert seen_floor == [deck_store.LOOK_FLOOR]     # the vote reaches down to the second look's floor
+    assert seen_floor == [LOOK_FLOOR]     # the vote reaches down to the second look's floor
     stock_looks = [unsure for unsure, model in looks if model is None]
-    assert stock_looks == [[(round(deck_store.LOOK_FLOOR + 0.02, 3), "2C", cands[short_at])]]
+    assert stock_looks == [[(round(LOOK_FLOOR + 0.02, 3), "2C", cands[short_at])]]
     looks.clear()
     alone = dataclasses.replace(store, stock_cut=None, min_conf=0.95)
     monkeypatch.setattr(alone, "vote", lambda x, floor=0.0, marks=None, index=None: (list(names), conf.copy(),
@@ -243,14 +247,14 @@ def test_the_store_does_not_search_what_its_reader_is_sure_is_no_index(
         rendered: Path, store: DeckStore, monkeypatch: pytest.MonkeyPatch) -> None:
     """`NO_INDEX_SURE`: a candidate the deck's reader calls no index that surely is left out of the store's vote
     (and of the vote over every row after a veto); one it is less sure of, and a lone mark, are searched."""
-    from referee.vision import deck_store
+    from referee.vision import deck_store   # patched where `DeckStore.name` looks them up
 
     scene = split_by_name(read_scenes(rendered))[1][0]
     frame, cands, x, scale, _ = framed_candidates(scene.image(), marks=store.marks)
     no_index = np.zeros(len(cands))
-    pairs = [i for i, c in enumerate(cands) if not deck_store.is_mark(c)]
+    pairs = [i for i, c in enumerate(cands) if not is_mark(c)]
     sure_junk, unsure = pairs[0], pairs[1]
-    no_index[sure_junk], no_index[unsure] = deck_store.NO_INDEX_SURE, deck_store.NO_INDEX_SURE - 0.01
+    no_index[sure_junk], no_index[unsure] = NO_INDEX_SURE, NO_INDEX_SURE - 0.01
     monkeypatch.setattr(deck_store, "stock_read", lambda *a, **k: ([], no_index))
     with_stock = dataclasses.replace(store, stock_cut=0.97, min_conf=0.95)
     searched: list[np.ndarray] = []

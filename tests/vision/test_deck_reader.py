@@ -10,7 +10,7 @@ from referee.core.cards import Card
 from referee.vision import render
 from referee.vision.classifier import RANK_CLASSES, SUIT_CLASSES, pair_model
 from referee.vision.deck_reader import MIN_INDEX_ROWS, adapt_pair, classes, pair_arrays, pair_from_arrays
-from referee.vision.deck_store import candidates
+from referee.vision.store_rows import candidates
 
 
 def test_card_names_map_to_the_pairs_classes() -> None:
