@@ -8,7 +8,7 @@
         folder of one image per landing); the referee asks only about the landings it is unsure of
         (Enter takes its guess, "-" says no card), learns, and checks itself on a re-deal of 20
         other cards (a labelled folder, or a video dealt in the --order given). Usable only when
-        every card was learned and the re-deal named none wrongly and most of it.
+        every card was dealt and the re-deal named none wrongly and most of it.
     referee calibrate pads    [--events FILE.jsonl | --simulate] [--seats N] [--trials N] [--reference-seat R]
     referee calibrate audio   [--volume N] [--backend espeak|files|silent] [--dir DIR]
     referee calibrate check   [--source ...] [--folder DIR]

@@ -7,7 +7,7 @@ landing, gives every landing a distinct card of the deck, asks only about the
 landings it is unsure of (Enter takes its guess, "-" says the landing is no
 card of the deck), learns, and checks itself on a re-deal (`--redeal`: 20 other
 cards, a labelled folder, or a video dealt in the order given by `--order`).
-The deck is usable only when every card was learned and the re-deal named no
+The deck is usable only when every card was dealt and the re-deal named no
 card wrongly and most of it. Exit 0 usable, 1 learned but not usable, 2 bad input.
 """
 from __future__ import annotations

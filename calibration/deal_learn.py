@@ -37,9 +37,10 @@ UNSURE_NATS = 3.0   # forced off its card, the deal must cost this much more (e^
 NOT_A_CARD = "-"    # the player's answer for a landing that is no card of the deck
 REDEAL = 20
 ADAPT = False       # no fine-tuned stock pair (`DeckStore.fit(adapt=...)`): tuned on one shot per card it read
-#                     worse than the stock pair, which the store then reads with (photos-aristocrat, one seed:
-#                     stock first at 0.9, 0.425 of held-out photos named with it, 0.967 without; seen on a deck
-#                     reported in bench/RESULTS.md, so a choice made there, not a rule from rendered deals)
+#                     worse than the stock pair, which the store then reads with (photos-aristocrat, one seed, 120
+#                     held-out photos, stock first at 0.9: 0.425 named with it, 0.967 without). Seen on a deck
+#                     reported in bench/RESULTS.md; rendered deals do not choose: 52-card dull-red and classic
+#                     deals, 80 held-out photos, 0.825 / 0.838 and 1.000 / 1.000 recall with / without, no wrong name
 BIG = 1e6     # the cost that keeps an answered landing on its card and every other landing off it
 
 Reader = Callable[..., list[Detection]]
@@ -218,13 +219,14 @@ class _Held(Scene):
 
 def cautious_cuts(looks: Sequence[Looked]) -> CutCheck:
     """The cut-offs naming most of `looks` at `TARGET_PRECISION`; of equals, the most cautious: the store's
-    highest cut, the stock reader left out, the highest mark cut. Twenty shots cannot tell the cuts that tie
-    on them apart, and the lowest of them named a second card on 14% of a learned deal's held-out shots
-    where the highest named none (`cut_choice.choose_cuts` takes the lowest: it chooses on many more)."""
+    highest cut, the stock reader in at its highest cut, the highest mark cut. Twenty shots cannot tell the
+    cuts that tie on them apart; the stock reader is validated on rendered decks, while a store learned
+    from one shot per card has no distance between two shots of a card to scale its confidence by
+    (`DeckStore.d_ok` stays at its default), so of the two it is the store that must earn its place."""
     checks = [check(looks, cut, sc, mc) for sc in STOCK_CUTS for cut in CUTS for mc in MARK_CUTS
               if mc is None or mc > cut]
     good = [c for c in checks if c.precision >= TARGET_PRECISION]
-    caution = (lambda c: (c.cut, c.stock_cut is None, c.stock_cut or 0.0, c.mark_cut or 1.0))
+    caution = (lambda c: (c.cut, c.stock_cut is not None, c.stock_cut or 0.0, c.mark_cut or 1.0))
     if good:
         return max(good, key=lambda c: (c.recall, *caution(c)))
     return max(checks, key=lambda c: (c.precision, c.recall, *caution(c)))
@@ -258,7 +260,7 @@ def check_redeal(store: DeckStore, redeal: Sequence[Shot]) -> RedealCheck:
 
 
 def usable(check: RedealCheck | None, missing: Sequence[str]) -> bool:
-    """A learned deck is played with only when every card was learned and the re-deal named no card wrongly
+    """A learned deck is played with only when every card was dealt and the re-deal named no card wrongly
     and most of it (a referee that reads too few cards cannot judge the game)."""
     return check is not None and not missing and check.wrong == 0 and check.right >= check.shots / 2
 
@@ -270,7 +272,8 @@ class DealResult:
     settled: Settled
     store: DeckStore
     check: RedealCheck | None
-    missing: list[str]                      # deck cards no landing was learned as
+    missing: list[str]                      # deck cards no landing was assigned (not dealt)
+    unlearned: list[str]                    # dealt, but no card found to learn from (the stock reader alone)
     seconds: dict[str, float] = field(default_factory=dict)   # read, learn, check
 
     @property
@@ -290,7 +293,10 @@ class DealResult:
             out.append(f"re-deal of {c.shots}: {c.right} named right, {c.wrong} wrong, {c.unread} unread"
                        + (f" ({', '.join(c.confused)})" if c.confused else ""))
         if self.missing:
-            out.append(f"never learned: {' '.join(self.missing)}")
+            out.append(f"never dealt (deal them too): {' '.join(self.missing)}")
+        if self.unlearned:
+            out.append(f"no card outline found to learn from (the stock reader alone reads them): "
+                       f"{' '.join(self.unlearned)}")
         out.append("deck USABLE" if self.usable else "deck NOT usable")
         return out
 
@@ -317,5 +323,7 @@ def learn_deal(landings: Sequence[Landing], deck: Sequence[str], ask: Ask | None
         say(f"checking on a re-deal of {len(redeal)}...")
         check = check_redeal(store, redeal)
     took["check"] = time.perf_counter() - t
+    dealt = {c for c in settled.cards if c is not None}
     learned = {c for c, landing in zip(settled.cards, landings) if c is not None and landing.learn_image is not None}
-    return DealResult(settled, store, check, [c for c in deck if c not in learned], took)
+    return DealResult(settled, store, check, [c for c in deck if c not in dealt],
+                      [c for c in deck if c in dealt and c not in learned], took)

@@ -16,6 +16,7 @@ from .card_crop import ASPECTS, card_quad
 CARD_ASPECTS = (1.35, 1.75)   # a whole image that is itself a card: poker 1.40 to tarot 1.7 (a 4:3 photo is not)
 MIN_SIDE = 0.1                # the card's short side, as a share of the photo's short side
 FILLED = 0.9                  # the outline's hull fills this much of its rectangle (a card, not a hand)
+LEVELS = 8                    # brightness cuts tried for the card's region, from Otsu's to the brightest 1%
 INDEX_W, INDEX_H = 0.25, 0.3  # a corner index's rank and suit lie this far into the card (of its width, height)
 
 
@@ -26,11 +27,14 @@ def card_outline(photo: np.ndarray) -> np.ndarray | None:
     gray = cv2.GaussianBlur(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     edges = cv2.dilate(cv2.Canny(gray, 40, 120), np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    _, bright = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    regions, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    otsu, _ = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    regions: list[np.ndarray] = []
+    for cut in np.linspace(otsu, float(np.percentile(gray, 99)), LEVELS):   # Otsu's may split off only the ink
+        _, bright = cv2.threshold(gray, float(cut), 255, cv2.THRESH_BINARY)
+        regions += list(cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
     short = min(gray.shape)
     best: tuple[float, np.ndarray] | None = None
-    for c in list(contours) + list(regions):
+    for c in list(contours) + regions:
         _, (w, h), _ = cv2.minAreaRect(c)
         if min(w, h) < MIN_SIDE * short or not ASPECTS[0] <= max(w, h) / min(w, h) <= ASPECTS[1]:
             continue
