@@ -186,6 +186,45 @@ def test_command_learns_a_rendered_deal_from_folders(tmp_path: Path) -> None:
     assert profile.deck.held_out_shots == dl.REDEAL and not profile.deck.missing
 
 
+def pile_video(path: Path, order: list[str], seed: int) -> None:
+    """A video of `order` dealt one card at a time onto a felt table, each landing beside the last (a grid)."""
+    rng = random.Random(seed)
+    w, h = 960, 640
+    table = np.zeros((h, w, 3), np.uint8)
+    table[:] = (50, 105, 40)
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 25, (w, h))
+    for _ in range(4):
+        out.write(table)
+    for k, card in enumerate(order):
+        centre = (110 + 180 * (k % 5), 170 + 300 * (k // 5))
+        flying = table.copy()
+        render.composite(flying, render.Placement(Card.parse(card), (centre[0] + 40, centre[1] - 50), 150, 30.0,
+                                                  STYLES["classic"]), rng=rng)
+        out.write(flying)
+        render.composite(table, render.Placement(Card.parse(card), centre, 150, rng.uniform(-15, 15),
+                                                 STYLES["classic"]), rng=rng)
+        for _ in range(6):
+            out.write(table)
+    out.release()
+
+
+def test_command_learns_a_deal_from_a_pile_video(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cards = ["9S", "10S", "JS", "QS", "KS", "AS", "9H", "10H", "JH"]
+    order = shuffled(cards, 4)
+    pile_video(tmp_path / "deal.avi", order, 8)
+    (tmp_path / "redeal").mkdir()
+    rng = random.Random(9)
+    for k, card in enumerate(cards):
+        cv2.imwrite(str(tmp_path / "redeal" / f"{card}_{k}.png"), photo(card, STYLES["classic"], rng))
+    code = run_deal(_args(tmp_path, deal=str(tmp_path / "deal.avi"), redeal=str(tmp_path / "redeal"),
+                          deck=",".join(cards)))
+    said = capsys.readouterr().out
+    profile, _ = load_or_new("table", str(tmp_path / "profiles"))
+    assert profile.deck is not None and profile.deck.learn_shots == len(cards), said
+    assert not profile.deck.missing and code == (0 if profile.deck.usable else 1)
+    assert f"{len(cards)} landings, {len(cards)} assigned" in said
+
+
 @pytest.mark.parametrize("kw, says", [
     (dict(deal="nowhere"), "no such folder or video"),
     (dict(deal="EMPTY"), "no images"),
