@@ -171,7 +171,7 @@ def test_store_file_keeps_the_search_axes_and_reads_version_1(tmp_path: Path) ->
     again = DeckStore.load(path)
     assert again.basis is not None and np.allclose(again.basis, store.basis)
     assert again.vote(queries)[0] == store.vote(queries)[0]
-    assert again.marks  # learned with lone marks (Jokers), as every store since version 3
+    assert again.marks  # learned with lone marks (Jokers), as every store is
     # a version 1 store (no axes, no marks) still loads; its axes are fitted on first use, and it is not
     # offered lone marks it never learned
     buf = io.BytesIO()
