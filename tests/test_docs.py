@@ -33,6 +33,7 @@ def test_no_document_links_outside_the_repository() -> None:
 
 
 def test_no_new_module_outgrows_one_job() -> None:
-    long = {str(p.relative_to(ROOT)) for pkg in ("referee", "tabletop", "hardware") for p in (ROOT / pkg).rglob("*.py")
+    packages = ("referee", "tabletop", "hardware", "calibration")
+    long = {str(p.relative_to(ROOT)) for pkg in packages for p in (ROOT / pkg).rglob("*.py")
             if len(p.read_text().splitlines()) > 400}
     assert long <= TOO_LONG_FOR_NOW, sorted(long - TOO_LONG_FOR_NOW)
