@@ -19,7 +19,7 @@ from __future__ import annotations
 from .health import DEFAULT_MIN_FREE_MB, integrity_report, preflight, room_bytes
 from .recorder import (MAX_BACKLOG, NOT_RECORDED, SLAP_KINDS, Recorder, feed, resume, ruling_key,
                                session_for)
-from .records import (CHECK_THE_TABLE, FED_WAYS, SCHEMA_VERSION, EventRecord, EvidenceRecord, Finish,
+from .records import (FED_WAYS, SCHEMA_VERSION, EventRecord, EvidenceRecord, Finish,
                               GameRecord, JournalDamaged, JournalError, JournalWriteError, ResumeMismatch,
                               RulingRecord, Tick, UnknownRecord, normal_fields)
 from .store import GameLog, Journal
@@ -27,5 +27,5 @@ from .store import GameLog, Journal
 __all__ = ["Journal", "JournalError", "JournalDamaged", "JournalWriteError", "UnknownRecord", "ResumeMismatch",
            "Recorder", "GameLog", "resume", "feed", "session_for", "ruling_key", "Tick", "Finish", "GameRecord",
            "EventRecord", "RulingRecord", "EvidenceRecord", "SCHEMA_VERSION", "normal_fields", "FED_WAYS",
-           "CHECK_THE_TABLE", "SLAP_KINDS", "MAX_BACKLOG", "NOT_RECORDED", "DEFAULT_MIN_FREE_MB", "preflight",
+           "SLAP_KINDS", "MAX_BACKLOG", "NOT_RECORDED", "DEFAULT_MIN_FREE_MB", "preflight",
            "room_bytes", "integrity_report"]

@@ -17,7 +17,6 @@ from ..core.rulings import Ruling
 from ..table.ports import RecordNotKept
 
 SCHEMA_VERSION = 1
-CHECK_THE_TABLE = "check the table: the journal cannot be written"
 
 
 class JournalError(RuntimeError):
@@ -43,10 +42,6 @@ class JournalWriteError(JournalError, RecordNotKept):
         self.path, self.reason, self.detail = path, reason, detail
         extra = f" ({detail})" if detail and detail != reason else ""
         super().__init__(f"{path}: cannot write the journal: {reason}{extra}")
-
-    @property
-    def announcement(self) -> str:
-        return f"{CHECK_THE_TABLE[0].upper()}{CHECK_THE_TABLE[1:]} ({self.reason})"
 
 
 class ResumeMismatch(JournalError):

@@ -92,7 +92,7 @@ class RecordNotKept(Exception):
 
     @property
     def announcement(self) -> str:
-        return f"Check the table: the journal cannot be written ({self.reason})."
+        return f"Check the table: the journal cannot be written ({self.reason})"
 
 
 class RulingLog(Protocol):

@@ -24,9 +24,9 @@ import time
 from typing import Any, Callable, Sequence
 
 from ..core.events import S, CardSeen, CardUnreadable, Event, TimeUp
-from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, RecordNotKept, Utterance, Watermark
 from ..core.rulings import Ruling
 from ..core.session import Session
+from .ports import Announcer, EventSource, MemoryAnnouncer, Notice, RecordNotKept, Utterance, Watermark
 
 log = logging.getLogger(__name__)
 
