@@ -1,7 +1,7 @@
 """Find the one card in a still photo and where its corner indices are, so a deal's landings can be learned.
 
 A deck store learns a card's corner indices where a flattened card has them
-(`deck_store.index_mask`); a photo of a card lying on the table has them anywhere.
+(`card_shots.index_mask`); a photo of a card lying on the table has them anywhere.
 The card's outline is the largest card-shaped closed edge in the photo (a pale card
 on a darker table, or the reverse), and its corners give boxes round the indices.
 An image that is itself card-shaped, with no smaller card in it, is already a flattened card.

@@ -225,8 +225,7 @@ class CardPipeline(SettlePipeline):
             return []
         card, conf = found
         on_thumb = landing.CardQuad(quad.corners / np.float32(scale))
-        lay_since = self._frames.card_since(on_thumb.mask(thumb.shape))
-        stamp = self._pending_t if lay_since is None else max(self._pending_t, lay_since)
+        stamp = self._arrival(self._pending_t, self._frames, on_thumb, thumb.shape)
         self.on_pile[card] += 1
         self._widths = (self._widths + [min(quad.width, quad.height)])[-9:]
         grow = on_thumb.mask(thumb.shape, grow=2.0)
@@ -265,18 +264,23 @@ class CardPipeline(SettlePipeline):
         return bool(np.count_nonzero(skin & m) > landing.SKIN_IN_CORNER * inside)
 
     @staticmethod
+    def _arrival(opened: int, frames: LandingFrames, on_thumb: landing.CardQuad, thumb_shape: tuple[int, ...]) -> int:
+        """The landing's opening stamp, or the card's own arrival in its place (thumbnail px) when a sweep or
+        hands opened the landing before it came (`LandingFrames.card_since`)."""
+        since = frames.card_since(on_thumb.mask(thumb_shape))
+        return opened if since is None else max(opened, since)
+
+    @staticmethod
     def _arrived(events: list[Event], frames: LandingFrames, quad: landing.CardQuad | None,
                  img_shape: tuple[int, ...], thumb_shape: tuple[int, ...]) -> list[Event]:
-        """The one card the settled view names, where the landing saw a card come to rest, stamped at its own
-        arrival there when hands or a sweep opened the landing before it (`LandingFrames.card_since`)."""
+        """The one card the settled view names, where the landing saw a card come to rest, stamped as the
+        landing reader stamps its cards (`_arrival`)."""
         seen = [e for e in events if isinstance(e, CardSeen)]
         if quad is None or len(seen) != 1:
             return events
         on_thumb = landing.CardQuad(quad.corners / np.float32(img_shape[1] / thumb_shape[1]))
-        since = frames.card_since(on_thumb.mask(thumb_shape))
-        if since is None or since <= seen[0].t_ns:
-            return events
-        return [replace(e, t_ns=since) if e is seen[0] else e for e in events]
+        stamp = CardPipeline._arrival(seen[0].t_ns, frames, on_thumb, thumb_shape)
+        return [replace(e, t_ns=stamp) if e is seen[0] else e for e in events]
 
     def _settle_burst(self, img: np.ndarray, thumb: np.ndarray, read: bool = True) -> list[Event]:
         """The burst has settled without a landing named: a pile swept away (no card stock left, or the bare
