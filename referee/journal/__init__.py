@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from .health import DEFAULT_MIN_FREE_MB, integrity_report, preflight, room_bytes
 from .recorder import (MAX_BACKLOG, NOT_RECORDED, SLAP_KINDS, Recorder, feed, resume, ruling_key,
-                               session_for)
+                       session_for)
 from .records import (FED_WAYS, SCHEMA_VERSION, EventRecord, EvidenceRecord, Finish,
-                              GameRecord, JournalDamaged, JournalError, JournalWriteError, ResumeMismatch,
-                              RulingRecord, Tick, UnknownRecord, normal_fields)
+                      GameRecord, JournalDamaged, JournalError, JournalWriteError, ResumeMismatch,
+                      RulingRecord, Tick, UnknownRecord, normal_fields)
 from .store import GameLog, Journal
 
 __all__ = ["Journal", "JournalError", "JournalDamaged", "JournalWriteError", "UnknownRecord", "ResumeMismatch",

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..core.cards import Card
 from ..core.events import CardSeen, Event, Play
 from .records import (EventRecord, Finish, GameRecord, JournalError, JournalWriteError, ResumeMismatch,
-                              Tick, dumps, normal_fields)
+                      Tick, dumps, normal_fields)
 from .store import Journal
 from ..core.rulings import Ruling
 from ..core.session import EventRejected, Session

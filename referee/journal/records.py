@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence, Union
 
 from ..core.cards import Card, CardError
 from ..core.events import (CardSeen, CardUnreadable, Event, Flinch, PileCleared, Play, Press, Slap,
-                     TimeUp)
+                           TimeUp)
 from ..core.rulings import Ruling
 from ..table.ports import RecordNotKept
 

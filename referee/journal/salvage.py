@@ -18,7 +18,7 @@ from urllib.parse import quote
 from . import pages as journal_pages
 from .health import SQLITE_MAGIC, integrity_report
 from .records import (EVENT_COLUMNS, GAME_COLUMNS, RULING_COLUMNS, JournalError, event_row, game_row,
-                              ruling_row)
+                      ruling_row)
 from .store import Journal
 
 CHUNK = 256

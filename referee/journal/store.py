@@ -24,10 +24,10 @@ from urllib.parse import quote
 
 from ..core.cards import Card
 from .health import (DEFAULT_MIN_FREE_MB, check_file, classify, corrupt, damaged, preflight, quick_check,
-                             read_only_reason, sidecars)
+                     read_only_reason, sidecars)
 from .records import (EVENT_COLUMNS, FED_WAYS, GAME_COLUMNS, RULING_COLUMNS, SCHEMA, SCHEMA_VERSION,
-                              Entry, EventRecord, EvidenceRecord, GameRecord, JournalError, JournalWriteError,
-                              RulingRecord, UnknownRecord, dumps, entry_row, event_row, game_row, ruling_row)
+                      Entry, EventRecord, EvidenceRecord, GameRecord, JournalError, JournalWriteError,
+                      RulingRecord, UnknownRecord, dumps, entry_row, event_row, game_row, ruling_row)
 from ..core.rulings import Ruling
 
 CHECKS = ("quick", "header")     # on open: SQLite's quick_check of every page, or the file header only
