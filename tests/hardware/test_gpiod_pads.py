@@ -18,10 +18,19 @@ LINES = {0: 17, 1: 27}
 
 
 def run_until(fakeos: FakeOS, w: Any, pads: Any, end_us: float) -> list[Any]:
+    """Let the timeline play to `end_us`, then collect the pads' events until 50 ms pass with none new: the
+    reader thread delivers them asynchronously, and a busy machine can hold it past a single short wait."""
     fakeos.wait(w, end_us)
-    time.sleep(0.003)
-    pads.poll()
-    return pads.drain()
+    events: list[Any] = []
+    quiet_until = time.monotonic() + 0.05
+    while time.monotonic() < quiet_until:
+        time.sleep(0.003)
+        pads.poll()
+        new = pads.drain()
+        if new:
+            events += new
+            quiet_until = time.monotonic() + 0.05
+    return events
 
 
 def end_of(contacts: list[dict[str, Any]]) -> float:
